@@ -1,0 +1,19 @@
+-- Stage `next_pieces` (seed +next, the DEMO_CHESS_POS rows of the next movecnt): the pieces
+-- after each move of `chosen_moves`: every piece of the position except the one that moved,
+-- the one captured (on the target, or beside it for en passant) and the castling rook; then
+-- the moved piece (or the promotion piece) on its target, and the rook on its castling square.
+-- Unlike the seed, a plain capture on the 6th rank removes nothing else.
+-- Columns: position_id (chosen_moves.child_id), square, color, piece.
+SELECT m.child_id AS position_id, o.square, o.color, o.piece
+FROM chosen_moves m
+JOIN pieces o ON o.position_id = m.position_id
+WHERE o.square <> m.from_sq AND o.square <> m.to_sq
+  AND o.square <> COALESCE(m.cap_sq, -1) AND o.square <> COALESCE(m.rook_from, -1)
+UNION ALL
+SELECT m.child_id, m.to_sq, m.color, COALESCE(m.promotion, m.piece)
+FROM chosen_moves m
+WHERE NOT m.is_null
+UNION ALL
+SELECT m.child_id, m.rook_to, m.color, 'R'
+FROM chosen_moves m
+WHERE m.is_castling

@@ -1,0 +1,7 @@
+-- Stage `perft_counts`: the last level of perft: per root, the legal moves of every node
+-- times the node's multiplicity. Columns: root_id, nodes.
+SELECT n.root_id, CAST(SUM(n.multiplicity * CAST(c.n_moves AS BIGINT UNSIGNED)) AS BIGINT UNSIGNED) AS nodes
+FROM perft_nodes n
+JOIN (SELECT position_id, COUNT(*) AS n_moves FROM legal_moves GROUP BY position_id) c
+  ON c.position_id = n.position_id
+GROUP BY n.root_id

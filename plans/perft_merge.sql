@@ -1,0 +1,9 @@
+-- Stage `perft_merge`: transpositions merged: positions of one root with equal keys become
+-- one node whose multiplicity is the sum, so each distinct position is expanded once.
+-- Columns: position_id (a representative), root_id, multiplicity.
+SELECT MIN(n.position_id) AS position_id, n.root_id, SUM(n.multiplicity) AS multiplicity
+FROM perft_nodes n
+JOIN position_keys k ON k.position_id = n.position_id
+GROUP BY n.root_id, k.key_occupied, k.key_white, k.key_bit0, k.key_bit1, k.key_bit2,
+         k.side_to_move, k.white_kingside, k.white_queenside, k.black_kingside, k.black_queenside,
+         k.ep_square

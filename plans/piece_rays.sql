@@ -1,0 +1,51 @@
+-- Static table `piece_rays`: every move of a single piece on an otherwise empty board
+-- (the seed's "baby monster" DEMO_CHESS_MOVES), built from coordinate cross joins.
+-- Unlike the seed, each row knows its ray (from square + direction) and its distance
+-- along the ray, so that blocking is one join and one MIN() instead of a per-piece rule,
+-- and each colour's pawns move towards the opponent (the seed's black castling rows
+-- point at rank 1; castling lives in `castling_rules`).
+--   mode 'slide'   : move to an empty square or capture (K, Q, R, B, N)
+--   mode 'push'    : pawn push, empty target only (double step from the start rank)
+--   mode 'capture' : pawn capture, enemy piece or en passant square only
+WITH directions AS (
+  SELECT column1 AS dir, column2 AS d_file, column3 AS d_rank, column4 AS kind FROM (VALUES
+    (0, 0, 1, 'orthogonal'), (1, 1, 0, 'orthogonal'), (2, 0, -1, 'orthogonal'), (3, -1, 0, 'orthogonal'),
+    (4, 1, 1, 'diagonal'), (5, 1, -1, 'diagonal'), (6, -1, -1, 'diagonal'), (7, -1, 1, 'diagonal'),
+    (8, 1, 2, 'jump'), (9, 2, 1, 'jump'), (10, 2, -1, 'jump'), (11, 1, -2, 'jump'),
+    (12, -1, -2, 'jump'), (13, -2, -1, 'jump'), (14, -2, 1, 'jump'), (15, -1, 2, 'jump'))
+),
+steps AS (SELECT column1 AS step FROM (VALUES (1), (2), (3), (4), (5), (6), (7))),
+colors AS (SELECT column1 AS color FROM (VALUES ('w'), ('b'))),
+-- which directions each piece uses, how far, and how its pawns move (by colour)
+movers AS (
+  SELECT column1 AS color, column2 AS piece, column3 AS kind, column4 AS dir,
+         column5 AS max_step, column6 AS mode FROM (VALUES
+    (NULL, 'K', 'orthogonal', NULL, 1, 'slide'), (NULL, 'K', 'diagonal', NULL, 1, 'slide'),
+    (NULL, 'Q', 'orthogonal', NULL, 7, 'slide'), (NULL, 'Q', 'diagonal', NULL, 7, 'slide'),
+    (NULL, 'R', 'orthogonal', NULL, 7, 'slide'), (NULL, 'B', 'diagonal', NULL, 7, 'slide'),
+    (NULL, 'N', 'jump', NULL, 1, 'slide'),
+    ('w', 'P', NULL, 0, 2, 'push'), ('w', 'P', NULL, 4, 1, 'capture'), ('w', 'P', NULL, 7, 1, 'capture'),
+    ('b', 'P', NULL, 2, 2, 'push'), ('b', 'P', NULL, 5, 1, 'capture'), ('b', 'P', NULL, 6, 1, 'capture'))
+),
+rays AS (
+  SELECT c.color, m.piece, s.square AS from_sq, s.rank AS from_rank, d.dir, st.step, m.mode,
+         s.file + d.d_file * st.step AS to_file, s.rank + d.d_rank * st.step AS to_rank
+  FROM movers m
+  CROSS JOIN colors c
+  CROSS JOIN directions d
+  CROSS JOIN steps st
+  CROSS JOIN squares s
+  WHERE (m.color IS NULL OR m.color = c.color)
+    AND (m.kind = d.kind OR m.dir = d.dir)
+    AND st.step <= m.max_step
+    -- pawns stand on ranks 2..7 and double-step only from their start rank
+    AND (m.piece <> 'P' OR (s.rank BETWEEN 1 AND 6
+         AND (st.step = 1 OR (c.color = 'w' AND s.rank = 1) OR (c.color = 'b' AND s.rank = 6))))
+)
+SELECT color, piece, from_sq,
+       CAST(from_sq * 16 + dir AS INT) AS ray,
+       CAST(step AS INT) AS step,
+       CAST(to_rank * 8 + to_file AS INT) AS to_sq,
+       mode
+FROM rays
+WHERE to_file BETWEEN 0 AND 7 AND to_rank BETWEEN 0 AND 7

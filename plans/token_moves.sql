@@ -1,0 +1,17 @@
+-- Stage `token_moves`: the move each token stands for, when it stands for exactly one legal
+-- move, or a null move ('--', 'Z0': the turn passes, as python-chess allows), in the form
+-- `next_positions` and `next_pieces` read. The game keeps its id (child_id = position_id).
+-- Columns: the columns of legal_moves, child_id, is_null.
+SELECT m.*, m.position_id AS child_id, false AS is_null
+FROM token_matches m
+JOIN token_verdicts v ON v.position_id = m.position_id
+WHERE v.n_matches = 1
+UNION ALL
+SELECT t.position_id, CAST(-1 AS INT) AS move_code, pos.side_to_move AS color, CAST(NULL AS VARCHAR) AS piece,
+       CAST(-1 AS INT) AS from_sq, CAST(-1 AS INT) AS to_sq, CAST(NULL AS VARCHAR) AS promotion,
+       CAST(NULL AS VARCHAR) AS captured, false AS is_capture, false AS is_en_passant, false AS is_castling,
+       CAST(NULL AS INT) AS cap_sq, CAST(NULL AS INT) AS rook_from, CAST(NULL AS INT) AS rook_to,
+       t.position_id AS child_id, true AS is_null
+FROM tokens t
+JOIN positions pos ON pos.position_id = t.position_id
+WHERE t.kind = 'null'

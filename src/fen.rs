@@ -1,0 +1,1561 @@
+//! FEN (Forsyth–Edwards Notation) parsing and writing, plus the static validity checks
+//! that need no attack computation.
+//!
+//! Source: PGN standard (Steven J. Edwards, 1994), section 16.1 "FEN", and the FIDE Laws of
+//! Chess (Article 3: pieces and their moves, en passant 3.7.4, castling 3.8.2; Article 2: the
+//! initial position). Where the standard leaves room, this module follows python-chess 1.11
+//! (`chess.Board.set_fen`, `Board.status`, `Board._valid_ep_square`).
+//!
+//! A FEN record has six fields separated by spaces:
+//!
+//! 1. piece placement, rank 8 first, ranks separated by `/`, files a to h within a rank, upper
+//!    case = white (`PNBRQK`), lower case = black, a digit 1–8 = that many empty squares;
+//! 2. side to move, `w` or `b`;
+//! 3. castling availability, `-` or a subset of `KQkq` in that order;
+//! 4. en passant target square, `-` or the square passed over by the last double pawn push;
+//! 5. halfmove clock (plies since the last capture or pawn move);
+//! 6. fullmove number (starts at 1, incremented after Black's move).
+//!
+//! # Squares
+//!
+//! Squares are numbered 0..=63 with a1 = 0, b1 = 1, …, h1 = 7, a2 = 8, …, h8 = 63
+//! (`square = rank * 8 + file`, both 0-based).
+//!
+//! # What [`Setup::from_fen`] checks
+//!
+//! Every syntax rule of the six fields, then these whole-position rules (each failure is a
+//! [`FenError`] whose `kind` names it; the names are those of the shared test file
+//! `fen_bad.txt`): exactly one king per side, no pawn on rank 1 or 8, at most 8 pawns and 16
+//! men per side, castling rights only with the king on e1/e8 and the rook in the corner, and an
+//! en passant square only where a double pawn push can just have happened. See
+//! [`ERROR_KINDS`] for the full list.
+//!
+//! It does **not** check anything that needs attack detection: the side not to move being in
+//! check (`opposite_check_added`, `opposite_check_flipped`, `kings_adjacent`), more than two
+//! checkers (`too_many_checkers`) and impossible check alignments (`impossible_check`). Those
+//! are left to the SQL engine; see [`ENGINE_CHECKED_KINDS`]. Nor does it decide whether an en
+//! passant capture is actually *legal*: the en passant square is kept as written when a double
+//! push is plausible, and [`Setup::to_fen`] writes it back as stored. A caller that wants
+//! python-chess's `Board.fen()` output clears [`Setup::ep_square`] first when no legal en
+//! passant capture exists. Reachability (material, pawn structure) is not checked either,
+//! as in python-chess.
+//!
+//! # Lenient inputs (accepted, as python-chess accepts them)
+//!
+//! * **Missing trailing fields.** A FEN may stop after any field: a missing side to move
+//!   reads as `w`, missing castling as `-` (no rights — *not* `KQkq`), missing en passant as
+//!   `-`, missing halfmove clock as `0` and missing fullmove number as `1`. So a bare
+//!   placement and an EPD-like four-field record both load.
+//! * **Whitespace.** Fields may be separated by any run of whitespace and the record may have
+//!   leading or trailing whitespace (Python `str.split()` semantics: Unicode white space plus
+//!   the ASCII separators U+001C–U+001F).
+//! * **Fullmove number 0** reads as 1 (python-chess: `max(fullmove, 1)`), so it is written
+//!   back as 1.
+//! * **Shredder-FEN castling letters** of the corner rooks: `H`/`A`/`h`/`a` mean `K`/`Q`/`k`/`q`
+//!   (`HAha` loads as `KQkq` and is written back as `KQkq`). The letters `B`–`G` / `b`–`g`
+//!   name a rook that is not in a corner, which cannot castle in standard chess: rejected as
+//!   `castling_without_rook`.
+//! * **Promoted-piece marker** `~` directly after a piece letter (crazyhouse notation, e.g.
+//!   `Q~`) is accepted and ignored; anywhere else it is a `bad_character`.
+//!
+//! # Stricter than python-chess
+//!
+//! * Castling letters must be in the order white before black and, per colour, kingside
+//!   before queenside (`KQkq`, `HAha`); python-chess also accepts `QK`. A letter naming the
+//!   same castling twice (`KK`, `KH`) is `castling_duplicate`; python-chess accepts `KK`.
+//! * Halfmove clock and fullmove number must be plain ASCII digits and fit in a `u32`;
+//!   Python's `int()` also accepts `+5`, `-0`, `1_0`, non-ASCII digits and huge numbers.
+//! * Positions that python-chess parses but reports as not `is_valid()` are rejected here
+//!   (every status flag except the attack-based ones listed above). In particular castling
+//!   rights whose king or rook is not on its home square (`castling_king_moved`,
+//!   `castling_without_rook`) and impossible en passant squares (`ep_wrong_rank`,
+//!   `ep_square_occupied`, `ep_no_double_push`) are errors, not silently dropped as
+//!   python-chess's `fen()` does.
+//! * Standard chess only: no Chess960 / X-FEN castling, no variants.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The standard starting position (FIDE Laws, Article 2) in FEN (PGN standard §16.1.2).
+pub const STARTING_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// The `kind`s of `fen_bad.txt` that need attack detection and are therefore **not** checked
+/// here: a FEN showing only one of these defects is accepted by [`Setup::from_fen`] and must
+/// be rejected by the engine (python-chess `Board.status()` flags `OPPOSITE_CHECK`,
+/// `TOO_MANY_CHECKERS`, `IMPOSSIBLE_CHECK`).
+pub const ENGINE_CHECKED_KINDS: [&str; 5] = [
+    "opposite_check_added",
+    "opposite_check_flipped",
+    "kings_adjacent",
+    "too_many_checkers",
+    "impossible_check",
+];
+
+/// Every value [`FenError::kind`] can take, syntax kinds first, then whole-position kinds.
+///
+/// All names come from the shared test file `fen_bad.txt` except `empty_fen` (nothing but
+/// whitespace), `bad_character` (a character in the placement that is neither a piece
+/// letter, a digit 1–8, `/`, nor a rank separator look-alike) and `seventeen_black_pieces`
+/// (the black counterpart of `seventeen_white_pieces`).
+pub const ERROR_KINDS: &[&str] = &[
+    // syntax
+    "empty_fen",
+    "bad_rank_length",
+    "too_many_ranks",
+    "too_few_ranks",
+    "consecutive_digits",
+    "digit_nine",
+    "digit_zero",
+    "bad_piece_letter",
+    "bad_character",
+    "bad_separator",
+    "trailing_slash",
+    "empty_rank",
+    "bad_side_to_move",
+    "missing_side_to_move",
+    "castling_order",
+    "castling_duplicate",
+    "castling_bad_char",
+    "ep_bad_square",
+    "bad_halfmove",
+    "bad_fullmove",
+    "too_many_fields",
+    // position
+    "empty_board",
+    "no_white_king",
+    "no_black_king",
+    "two_white_kings",
+    "two_black_kings",
+    "white_pawn_rank1",
+    "white_pawn_rank8",
+    "black_pawn_rank1",
+    "black_pawn_rank8",
+    "nine_white_pawns",
+    "nine_black_pawns",
+    "seventeen_white_pieces",
+    "seventeen_black_pieces",
+    "castling_king_moved",
+    "castling_without_rook",
+    "ep_wrong_rank",
+    "ep_square_occupied",
+    "ep_no_double_push",
+];
+
+/// A side (colour) in chess (FIDE Laws, Article 2.1: White and Black).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Color {
+    /// White, moves first.
+    White,
+    /// Black.
+    Black,
+}
+
+impl Color {
+    /// The FEN side-to-move letter: `'w'` or `'b'` (PGN standard §16.1.3.2).
+    pub const fn char(self) -> char {
+        match self {
+            Color::White => 'w',
+            Color::Black => 'b',
+        }
+    }
+
+    /// Parses a FEN side-to-move letter (`'w'` or `'b'`, lower case only); `None` otherwise.
+    pub const fn from_char(c: char) -> Option<Color> {
+        match c {
+            'w' => Some(Color::White),
+            'b' => Some(Color::Black),
+            _ => None,
+        }
+    }
+
+    /// The opponent.
+    pub const fn other(self) -> Color {
+        match self {
+            Color::White => Color::Black,
+            Color::Black => Color::White,
+        }
+    }
+}
+
+/// A kind of chessman (FIDE Laws, Article 2.2), without colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    /// Pawn, `P`.
+    Pawn,
+    /// Knight, `N`.
+    Knight,
+    /// Bishop, `B`.
+    Bishop,
+    /// Rook, `R`.
+    Rook,
+    /// Queen, `Q`.
+    Queen,
+    /// King, `K`.
+    King,
+}
+
+impl Role {
+    /// All roles, pawn to king.
+    pub const ALL: [Role; 6] = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
+
+    /// The upper-case English letter of the role: `'P'`, `'N'`, `'B'`, `'R'`, `'Q'`, `'K'`
+    /// (PGN standard §8.2.3 and §16.1.3.1).
+    pub const fn char(self) -> char {
+        match self {
+            Role::Pawn => 'P',
+            Role::Knight => 'N',
+            Role::Bishop => 'B',
+            Role::Rook => 'R',
+            Role::Queen => 'Q',
+            Role::King => 'K',
+        }
+    }
+
+    /// Parses an upper-case role letter (`P`, `N`, `B`, `R`, `Q`, `K`); `None` for anything
+    /// else, including lower case.
+    pub const fn from_char(c: char) -> Option<Role> {
+        match c {
+            'P' => Some(Role::Pawn),
+            'N' => Some(Role::Knight),
+            'B' => Some(Role::Bishop),
+            'R' => Some(Role::Rook),
+            'Q' => Some(Role::Queen),
+            'K' => Some(Role::King),
+            _ => None,
+        }
+    }
+}
+
+/// A chessman: a role and a colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Piece {
+    /// Owner.
+    pub color: Color,
+    /// Kind of piece.
+    pub role: Role,
+}
+
+impl Piece {
+    /// The FEN letter: upper case for white, lower case for black (PGN standard §16.1.3.1).
+    pub const fn fen_char(self) -> char {
+        let c = self.role.char();
+        match self.color {
+            Color::White => c,
+            Color::Black => c.to_ascii_lowercase(),
+        }
+    }
+
+    /// Parses a FEN piece letter (`PNBRQK` white, `pnbrqk` black); `None` otherwise.
+    pub const fn from_fen_char(c: char) -> Option<Piece> {
+        match Role::from_char(c.to_ascii_uppercase()) {
+            Some(role) => Some(Piece {
+                color: if c.is_ascii_uppercase() {
+                    Color::White
+                } else {
+                    Color::Black
+                },
+                role,
+            }),
+            None => None,
+        }
+    }
+}
+
+/// Castling availability (PGN standard §16.1.3.3; FIDE Laws 3.8.2). A right only says that
+/// neither the king nor that rook has moved; whether castling is possible now is a question
+/// for move generation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CastlingRights {
+    /// `K`: white may castle with the h1 rook.
+    pub white_kingside: bool,
+    /// `Q`: white may castle with the a1 rook.
+    pub white_queenside: bool,
+    /// `k`: black may castle with the h8 rook.
+    pub black_kingside: bool,
+    /// `q`: black may castle with the a8 rook.
+    pub black_queenside: bool,
+}
+
+impl CastlingRights {
+    /// No castling rights (`-`).
+    pub const NONE: CastlingRights = CastlingRights {
+        white_kingside: false,
+        white_queenside: false,
+        black_kingside: false,
+        black_queenside: false,
+    };
+
+    /// All four castling rights (`KQkq`).
+    pub const ALL: CastlingRights = CastlingRights {
+        white_kingside: true,
+        white_queenside: true,
+        black_kingside: true,
+        black_queenside: true,
+    };
+
+    /// True when no right is set.
+    pub const fn is_empty(self) -> bool {
+        !(self.white_kingside
+            || self.white_queenside
+            || self.black_kingside
+            || self.black_queenside)
+    }
+
+    /// The FEN castling field: the set letters in the order `KQkq`, or `-` when none is set.
+    pub fn to_fen_field(self) -> String {
+        let mut s = String::with_capacity(4);
+        for (set, c) in [
+            (self.white_kingside, 'K'),
+            (self.white_queenside, 'Q'),
+            (self.black_kingside, 'k'),
+            (self.black_queenside, 'q'),
+        ] {
+            if set {
+                s.push(c);
+            }
+        }
+        if s.is_empty() {
+            s.push('-');
+        }
+        s
+    }
+}
+
+/// The algebraic name of a square (`0` → `"a1"`, `28` → `"e4"`, `63` → `"h8"`;
+/// PGN standard §8.2.1). Out-of-range numbers (64 and above) give `"??"`.
+pub fn square_name(sq: u8) -> String {
+    if sq >= 64 {
+        return String::from("??");
+    }
+    let mut s = String::with_capacity(2);
+    s.push(char::from(b'a' + sq % 8));
+    s.push(char::from(b'1' + sq / 8));
+    s
+}
+
+/// Parses a lower-case algebraic square name (`"e4"` → `Some(28)`); `None` for anything else
+/// (upper-case files, `"-"`, extra characters, out-of-board names).
+pub fn parse_square(s: &str) -> Option<u8> {
+    match s.as_bytes() {
+        &[f @ b'a'..=b'h', r @ b'1'..=b'8'] => Some((r - b'1') * 8 + (f - b'a')),
+        _ => None,
+    }
+}
+
+/// The FEN field an error is about (PGN standard §16.1.3), or `Position` for rules about the
+/// position as a whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FenField {
+    /// Field 1, piece placement (also used for an empty record).
+    Placement,
+    /// Field 2, active colour.
+    SideToMove,
+    /// Field 3, castling availability (also castling rights the board contradicts).
+    Castling,
+    /// Field 4, en passant target square (also a square the board contradicts).
+    EnPassant,
+    /// Field 5, halfmove clock.
+    HalfmoveClock,
+    /// Field 6, fullmove number (also used for fields after it).
+    FullmoveNumber,
+    /// Whole-position rules: kings, pawns on the back ranks, too many pawns or men.
+    Position,
+}
+
+impl FenField {
+    /// `snake_case` name: `"placement"`, `"side_to_move"`, `"castling"`, `"en_passant"`,
+    /// `"halfmove_clock"`, `"fullmove_number"`, `"position"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FenField::Placement => "placement",
+            FenField::SideToMove => "side_to_move",
+            FenField::Castling => "castling",
+            FenField::EnPassant => "en_passant",
+            FenField::HalfmoveClock => "halfmove_clock",
+            FenField::FullmoveNumber => "fullmove_number",
+            FenField::Position => "position",
+        }
+    }
+}
+
+impl fmt::Display for FenField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a FEN was rejected. Displays as `"{field}: {message}"`, e.g.
+/// `placement: rank 4 describes 9 squares`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct FenError {
+    /// The field at fault (or `Position`).
+    pub field: FenField,
+    /// Machine-readable `snake_case` reason, one of [`ERROR_KINDS`] (names of `fen_bad.txt`).
+    pub kind: &'static str,
+    /// Human-readable explanation, quoting the offending text (shortened when very long).
+    pub message: String,
+}
+
+impl FenError {
+    fn new(field: FenField, kind: &'static str, message: impl Into<String>) -> FenError {
+        FenError {
+            field,
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// A position as described by a FEN record: what the six fields say, nothing derived.
+///
+/// Built by [`Setup::from_fen`] (validated), [`Setup::parse_unchecked`] (syntax only),
+/// [`Setup::standard`], or directly; [`Setup::validate`] checks a hand-built one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Setup {
+    /// Board, indexed by square (a1 = 0, …, h8 = 63).
+    pub board: [Option<Piece>; 64],
+    /// Side to move.
+    pub side_to_move: Color,
+    /// Castling rights.
+    pub castling: CastlingRights,
+    /// En passant target square, as written in the FEN (the square behind a pawn that has
+    /// just made a double step), even when no en passant capture is possible.
+    pub ep_square: Option<u8>,
+    /// Halfmove clock: plies since the last capture or pawn move (FIDE Laws 9.3, 9.6.2).
+    pub halfmove_clock: u32,
+    /// Fullmove number, starting at 1.
+    pub fullmove_number: u32,
+}
+
+impl Default for Setup {
+    /// The standard starting position.
+    fn default() -> Setup {
+        Setup::standard()
+    }
+}
+
+impl Setup {
+    /// The initial position (FIDE Laws, Article 2.3): `rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR
+    /// w KQkq - 0 1`.
+    pub fn standard() -> Setup {
+        const BACK: [Role; 8] = [
+            Role::Rook,
+            Role::Knight,
+            Role::Bishop,
+            Role::Queen,
+            Role::King,
+            Role::Bishop,
+            Role::Knight,
+            Role::Rook,
+        ];
+        let mut board = [None; 64];
+        for (file, role) in BACK.iter().enumerate() {
+            board[file] = Some(Piece {
+                color: Color::White,
+                role: *role,
+            });
+            board[8 + file] = Some(Piece {
+                color: Color::White,
+                role: Role::Pawn,
+            });
+            board[48 + file] = Some(Piece {
+                color: Color::Black,
+                role: Role::Pawn,
+            });
+            board[56 + file] = Some(Piece {
+                color: Color::Black,
+                role: *role,
+            });
+        }
+        Setup {
+            board,
+            side_to_move: Color::White,
+            castling: CastlingRights::ALL,
+            ep_square: None,
+            halfmove_clock: 0,
+            fullmove_number: 1,
+        }
+    }
+
+    /// An empty board, white to move, no rights, clocks `0 1`. Not a valid position by itself.
+    pub fn empty() -> Setup {
+        Setup {
+            board: [None; 64],
+            side_to_move: Color::White,
+            castling: CastlingRights::NONE,
+            ep_square: None,
+            halfmove_clock: 0,
+            fullmove_number: 1,
+        }
+    }
+
+    /// Parses a FEN record (PGN standard §16.1) and runs every static check of
+    /// [`Setup::validate`].
+    ///
+    /// Lenient inputs (missing trailing fields, extra whitespace, fullmove 0, Shredder
+    /// letters `HAha`, `~` markers) are accepted as described in the module documentation.
+    ///
+    /// # Errors
+    ///
+    /// A [`FenError`] for the first defect found, fields in order (placement, side to move,
+    /// castling, en passant, halfmove clock, fullmove number, extra fields), then the
+    /// whole-position rules. The attack-based rules ([`ENGINE_CHECKED_KINDS`]) are not
+    /// checked.
+    pub fn from_fen(fen: &str) -> Result<Setup, FenError> {
+        let setup = Setup::parse_unchecked(fen)?;
+        setup.validate()?;
+        Ok(setup)
+    }
+
+    /// Parses a FEN record checking only its syntax, like python-chess `Board(fen)` (which
+    /// raises `ValueError` only for syntax errors and leaves the rest to `is_valid()`).
+    ///
+    /// One exception: a Shredder castling letter `B`–`G` / `b`–`g` cannot be represented by
+    /// [`CastlingRights`] and is rejected here already (`castling_without_rook`).
+    ///
+    /// # Errors
+    ///
+    /// A [`FenError`] with a syntax `kind` (see [`ERROR_KINDS`]).
+    pub fn parse_unchecked(fen: &str) -> Result<Setup, FenError> {
+        let fields: Vec<&str> = fen
+            .split(is_python_whitespace)
+            .filter(|s| !s.is_empty())
+            .collect();
+        let Some(&placement) = fields.first() else {
+            return Err(FenError::new(
+                FenField::Placement,
+                "empty_fen",
+                "the FEN is empty",
+            ));
+        };
+        let board = parse_placement(placement)?;
+
+        let side_to_move = match fields.get(1) {
+            None => Color::White,
+            Some(&"w") => Color::White,
+            Some(&"b") => Color::Black,
+            Some(&s) => return Err(side_to_move_error(s, &fields)),
+        };
+
+        let castling = match fields.get(2) {
+            None => CastlingRights::NONE,
+            Some(&s) => parse_castling(s)?,
+        };
+
+        let ep_square = match fields.get(3) {
+            None | Some(&"-") => None,
+            Some(&s) => match parse_square(s) {
+                Some(sq) => Some(sq),
+                None => {
+                    return Err(FenError::new(
+                        FenField::EnPassant,
+                        "ep_bad_square",
+                        format!(
+                            "en passant field {} is neither '-' nor a square a1..h8",
+                            quote(s)
+                        ),
+                    ));
+                }
+            },
+        };
+
+        let halfmove_clock = match fields.get(4) {
+            None => 0,
+            Some(&s) => parse_counter(s).map_err(|why| {
+                FenError::new(
+                    FenField::HalfmoveClock,
+                    "bad_halfmove",
+                    format!("halfmove clock {} {why}", quote(s)),
+                )
+            })?,
+        };
+
+        let fullmove_number = match fields.get(5) {
+            None => 1,
+            // Lenient: 0 is read as 1, as python-chess does.
+            Some(&s) => parse_counter(s)
+                .map_err(|why| {
+                    FenError::new(
+                        FenField::FullmoveNumber,
+                        "bad_fullmove",
+                        format!("fullmove number {} {why}", quote(s)),
+                    )
+                })?
+                .max(1),
+        };
+
+        if let Some(extra) = fields.get(6) {
+            return Err(FenError::new(
+                FenField::FullmoveNumber,
+                "too_many_fields",
+                format!(
+                    "the FEN has {} fields, expected at most 6; first extra field: {}",
+                    fields.len(),
+                    quote(extra)
+                ),
+            ));
+        }
+
+        Ok(Setup {
+            board,
+            side_to_move,
+            castling,
+            ep_square,
+            halfmove_clock,
+            fullmove_number,
+        })
+    }
+
+    /// Runs the static position checks (no attack detection), in this order: empty board,
+    /// king counts, pawns on rank 1/8, pawn counts, men counts, castling rights against the
+    /// board, en passant square against the board (FIDE Laws 3.7.4 and 3.8.2; python-chess
+    /// `Board.status()` minus the check-related flags).
+    ///
+    /// # Errors
+    ///
+    /// A [`FenError`] with a position `kind` (see [`ERROR_KINDS`]), or `ep_bad_square` when
+    /// a hand-built `ep_square` is 64 or more.
+    pub fn validate(&self) -> Result<(), FenError> {
+        use Color::{Black, White};
+
+        if self.board.iter().all(Option::is_none) {
+            return Err(FenError::new(
+                FenField::Position,
+                "empty_board",
+                "the board is empty (no kings)",
+            ));
+        }
+
+        let count = |pred: &dyn Fn(Piece) -> bool| {
+            self.board.iter().flatten().filter(|p| pred(**p)).count()
+        };
+
+        for (color, none_kind, many_kind, name) in [
+            (White, "no_white_king", "two_white_kings", "white"),
+            (Black, "no_black_king", "two_black_kings", "black"),
+        ] {
+            let kings = count(&|p| p.color == color && p.role == Role::King);
+            if kings == 0 {
+                return Err(FenError::new(
+                    FenField::Position,
+                    none_kind,
+                    format!("there is no {name} king"),
+                ));
+            }
+            if kings > 1 {
+                return Err(FenError::new(
+                    FenField::Position,
+                    many_kind,
+                    format!("there are {kings} {name} kings"),
+                ));
+            }
+        }
+
+        for (rank, rank_number) in [(0u8, 1), (7u8, 8)] {
+            for file in 0..8u8 {
+                let sq = rank * 8 + file;
+                if let Some(Piece {
+                    color,
+                    role: Role::Pawn,
+                }) = self.board[usize::from(sq)]
+                {
+                    let (kind, name) = match (color, rank_number) {
+                        (White, 1) => ("white_pawn_rank1", "white"),
+                        (White, _) => ("white_pawn_rank8", "white"),
+                        (Black, 1) => ("black_pawn_rank1", "black"),
+                        (Black, _) => ("black_pawn_rank8", "black"),
+                    };
+                    return Err(FenError::new(
+                        FenField::Position,
+                        kind,
+                        format!("{name} pawn on {} (rank {rank_number})", square_name(sq)),
+                    ));
+                }
+            }
+        }
+
+        for (color, kind, name) in [
+            (White, "nine_white_pawns", "white"),
+            (Black, "nine_black_pawns", "black"),
+        ] {
+            let pawns = count(&|p| p.color == color && p.role == Role::Pawn);
+            if pawns > 8 {
+                return Err(FenError::new(
+                    FenField::Position,
+                    kind,
+                    format!("{name} has {pawns} pawns, at most 8 are possible"),
+                ));
+            }
+        }
+
+        for (color, kind, name) in [
+            (White, "seventeen_white_pieces", "white"),
+            (Black, "seventeen_black_pieces", "black"),
+        ] {
+            let men = count(&|p| p.color == color);
+            if men > 16 {
+                return Err(FenError::new(
+                    FenField::Position,
+                    kind,
+                    format!("{name} has {men} men (pieces and pawns), at most 16 are possible"),
+                ));
+            }
+        }
+
+        self.validate_castling()?;
+        self.validate_ep()
+    }
+
+    fn validate_castling(&self) -> Result<(), FenError> {
+        let c = self.castling;
+        // (right set, letter, colour, king home, rook home)
+        let rights = [
+            (c.white_kingside, 'K', Color::White, 4u8, 7u8),
+            (c.white_queenside, 'Q', Color::White, 4, 0),
+            (c.black_kingside, 'k', Color::Black, 60, 63),
+            (c.black_queenside, 'q', Color::Black, 60, 56),
+        ];
+        for (set, letter, color, king_home, rook_home) in rights {
+            if !set {
+                continue;
+            }
+            let name = color_name(color);
+            let king = Piece {
+                color,
+                role: Role::King,
+            };
+            if self.board[usize::from(king_home)] != Some(king) {
+                let at = self
+                    .board
+                    .iter()
+                    .position(|p| *p == Some(king))
+                    .and_then(|i| u8::try_from(i).ok())
+                    .map_or_else(
+                        || String::from("missing"),
+                        |sq| format!("on {}", square_name(sq)),
+                    );
+                return Err(FenError::new(
+                    FenField::Castling,
+                    "castling_king_moved",
+                    format!(
+                        "castling right '{letter}' but the {name} king is {at}, not on {}",
+                        square_name(king_home)
+                    ),
+                ));
+            }
+            let rook = Piece {
+                color,
+                role: Role::Rook,
+            };
+            if self.board[usize::from(rook_home)] != Some(rook) {
+                return Err(FenError::new(
+                    FenField::Castling,
+                    "castling_without_rook",
+                    format!(
+                        "castling right '{letter}' but no {name} rook on {}",
+                        square_name(rook_home)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_ep(&self) -> Result<(), FenError> {
+        let Some(ep) = self.ep_square else {
+            return Ok(());
+        };
+        if ep >= 64 {
+            return Err(FenError::new(
+                FenField::EnPassant,
+                "ep_bad_square",
+                format!("en passant square number {ep} is off the board"),
+            ));
+        }
+        let mover = self.side_to_move;
+        // Rank (0-based) of the ep square, the square of the pawn that double-stepped and
+        // the square it came from.
+        let (ep_rank, pawn_sq, origin_sq) = match mover {
+            Color::White => (5u8, ep.wrapping_sub(8), ep.wrapping_add(8)),
+            Color::Black => (2u8, ep.wrapping_add(8), ep.wrapping_sub(8)),
+        };
+        if ep / 8 != ep_rank {
+            return Err(FenError::new(
+                FenField::EnPassant,
+                "ep_wrong_rank",
+                format!(
+                    "en passant square {} is not on rank {} ({} to move)",
+                    square_name(ep),
+                    ep_rank + 1,
+                    color_name(mover)
+                ),
+            ));
+        }
+        let at = |sq: u8| self.board.get(usize::from(sq)).copied().flatten();
+        if let Some(p) = at(ep) {
+            return Err(FenError::new(
+                FenField::EnPassant,
+                "ep_square_occupied",
+                format!(
+                    "en passant square {} is occupied by '{}'",
+                    square_name(ep),
+                    p.fen_char()
+                ),
+            ));
+        }
+        let pawn = Piece {
+            color: mover.other(),
+            role: Role::Pawn,
+        };
+        if at(pawn_sq) != Some(pawn) {
+            return Err(FenError::new(
+                FenField::EnPassant,
+                "ep_no_double_push",
+                format!(
+                    "en passant square {} but no {} pawn on {} (no double push)",
+                    square_name(ep),
+                    color_name(mover.other()),
+                    square_name(pawn_sq)
+                ),
+            ));
+        }
+        if let Some(p) = at(origin_sq) {
+            return Err(FenError::new(
+                FenField::EnPassant,
+                "ep_no_double_push",
+                format!(
+                    "en passant square {} but the double push origin {} is occupied by '{}'",
+                    square_name(ep),
+                    square_name(origin_sq),
+                    p.fen_char()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The piece on a square, `None` when empty or when `sq` is 64 or more.
+    pub fn piece_at(&self, sq: u8) -> Option<Piece> {
+        self.board.get(usize::from(sq)).copied().flatten()
+    }
+
+    /// The piece placement field (FEN field 1, PGN standard §16.1.3.1).
+    pub fn board_fen(&self) -> String {
+        let mut s = String::with_capacity(64);
+        for rank in (0..8usize).rev() {
+            let mut empty = 0u8;
+            for file in 0..8usize {
+                match self.board[rank * 8 + file] {
+                    Some(p) => {
+                        if empty > 0 {
+                            s.push(char::from(b'0' + empty));
+                            empty = 0;
+                        }
+                        s.push(p.fen_char());
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                s.push(char::from(b'0' + empty));
+            }
+            if rank > 0 {
+                s.push('/');
+            }
+        }
+        s
+    }
+
+    /// Writes the six-field FEN (PGN standard §16.1). The en passant field is written as
+    /// stored in [`Setup::ep_square`] (`-` when `None` or off the board); clear it first to
+    /// get python-chess's `Board.fen()`, which names the square only when a legal en passant
+    /// capture exists. Castling rights are written as `KQkq` letters.
+    pub fn to_fen(&self) -> String {
+        let ep = match self.ep_square {
+            Some(sq) if sq < 64 => square_name(sq),
+            _ => String::from("-"),
+        };
+        format!(
+            "{} {} {} {} {} {}",
+            self.board_fen(),
+            self.side_to_move.char(),
+            self.castling.to_fen_field(),
+            ep,
+            self.halfmove_clock,
+            self.fullmove_number
+        )
+    }
+}
+
+impl FromStr for Setup {
+    type Err = FenError;
+
+    /// Same as [`Setup::from_fen`].
+    fn from_str(s: &str) -> Result<Setup, FenError> {
+        Setup::from_fen(s)
+    }
+}
+
+impl fmt::Display for Setup {
+    /// Same as [`Setup::to_fen`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_fen())
+    }
+}
+
+const fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+/// Whitespace as Python's `str.split()` sees it.
+fn is_python_whitespace(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Quotes user text for a message, escaping control characters and shortening long text.
+fn quote(s: &str) -> String {
+    const MAX: usize = 40;
+    let mut out = String::from("'");
+    for (i, c) in s.chars().enumerate() {
+        if i == MAX {
+            out.push('…');
+            break;
+        }
+        out.extend(c.escape_debug());
+    }
+    out.push('\'');
+    out
+}
+
+/// How a rank of the placement is called in messages (`row` counts from the top, 0-based).
+fn rank_label(row: usize) -> String {
+    if row < 8 {
+        format!("rank {}", 8 - row)
+    } else {
+        format!("row {} (there is no rank below 1)", row + 1)
+    }
+}
+
+fn parse_placement(placement: &str) -> Result<[Option<Piece>; 64], FenError> {
+    let err =
+        |kind: &'static str, message: String| FenError::new(FenField::Placement, kind, message);
+
+    // 1. Characters. Done first so that a stray separator is named as such rather than as a
+    //    wrong number of ranks.
+    let mut row = 0usize;
+    let mut previous_was_piece = false;
+    for c in placement.chars() {
+        match c {
+            '/' => {
+                row += 1;
+                previous_was_piece = false;
+            }
+            '1'..='8' => previous_was_piece = false,
+            '~' if previous_was_piece => previous_was_piece = false,
+            _ if Piece::from_fen_char(c).is_some() => previous_was_piece = true,
+            '0' => return Err(err("digit_zero", format!("digit 0 in {}", rank_label(row)))),
+            '9' => return Err(err("digit_nine", format!("digit 9 in {}", rank_label(row)))),
+            '~' => {
+                return Err(err(
+                    "bad_character",
+                    format!(
+                        "'~' (promoted marker) not after a piece letter in {}",
+                        rank_label(row)
+                    ),
+                ));
+            }
+            _ if c.is_alphabetic() => {
+                return Err(err(
+                    "bad_piece_letter",
+                    format!(
+                        "{} is not a piece letter ({})",
+                        quote(&c.to_string()),
+                        rank_label(row)
+                    ),
+                ));
+            }
+            _ => {
+                let rows_if_separator = placement.split(['/', c]).count();
+                return Err(if rows_if_separator == 8 && !c.is_ascii_digit() {
+                    err(
+                        "bad_separator",
+                        format!(
+                            "rank separator {} instead of '/' after {}",
+                            quote(&c.to_string()),
+                            rank_label(row)
+                        ),
+                    )
+                } else {
+                    err(
+                        "bad_character",
+                        format!(
+                            "invalid character {} in {}",
+                            quote(&c.to_string()),
+                            rank_label(row)
+                        ),
+                    )
+                });
+            }
+        }
+    }
+
+    // 2. Rank count.
+    let rows: Vec<&str> = placement.split('/').collect();
+    if placement.ends_with('/') {
+        return Err(err(
+            "trailing_slash",
+            String::from("the placement ends with '/' (an empty ninth rank)"),
+        ));
+    }
+    if rows.len() > 8 {
+        return Err(err(
+            "too_many_ranks",
+            format!("{} ranks, expected 8", rows.len()),
+        ));
+    }
+    if rows.len() < 8 {
+        return Err(err(
+            "too_few_ranks",
+            format!("{} ranks, expected 8", rows.len()),
+        ));
+    }
+
+    // 3. Each rank.
+    let mut board = [None; 64];
+    for (row, text) in rows.iter().enumerate() {
+        if text.is_empty() {
+            return Err(err(
+                "empty_rank",
+                format!("{} is empty ('//')", rank_label(row)),
+            ));
+        }
+        let rank = 7 - row; // row < 8 here
+        let mut squares = 0usize;
+        let mut previous_digit: Option<char> = None;
+        for c in text.chars() {
+            if let Some(d) = c.to_digit(10) {
+                if let Some(p) = previous_digit {
+                    return Err(err(
+                        "consecutive_digits",
+                        format!("two consecutive digits '{p}{c}' in {}", rank_label(row)),
+                    ));
+                }
+                previous_digit = Some(c);
+                squares += d as usize;
+            } else if c == '~' {
+                previous_digit = None;
+            } else if let Some(piece) = Piece::from_fen_char(c) {
+                previous_digit = None;
+                if squares < 8 {
+                    board[rank * 8 + squares] = Some(piece);
+                }
+                squares += 1;
+            }
+        }
+        if squares != 8 {
+            return Err(err(
+                "bad_rank_length",
+                format!("{} describes {squares} squares", rank_label(row)),
+            ));
+        }
+    }
+    Ok(board)
+}
+
+/// Tells a missing side-to-move field (the castling field in its place) from a bad one.
+fn side_to_move_error(s: &str, fields: &[&str]) -> FenError {
+    let castling_like = s == "-"
+        || s.chars()
+            .all(|c| matches!(c, 'K' | 'Q' | 'k' | 'q' | 'A'..='H' | 'a'..='h'));
+    let ep_like = |f: &str| f == "-" || f.len() == 2 && f.is_ascii();
+    let missing = fields.len() <= 5
+        && castling_like
+        && s != "W"
+        && s != "B"
+        && fields.get(2).is_none_or(|f| ep_like(f));
+    if missing {
+        FenError::new(
+            FenField::SideToMove,
+            "missing_side_to_move",
+            format!(
+                "side-to-move field missing: found {} (a castling field?) where 'w' or 'b' is expected",
+                quote(s)
+            ),
+        )
+    } else {
+        FenError::new(
+            FenField::SideToMove,
+            "bad_side_to_move",
+            format!("side to move {} is neither 'w' nor 'b'", quote(s)),
+        )
+    }
+}
+
+fn parse_castling(s: &str) -> Result<CastlingRights, FenError> {
+    let err =
+        |kind: &'static str, message: String| FenError::new(FenField::Castling, kind, message);
+    if s == "-" {
+        return Ok(CastlingRights::NONE);
+    }
+    // Pass 1: syntax. Each letter names (colour, rook file); K/Q are the h/a files.
+    let mut letters: Vec<(Color, u8, char)> = Vec::new();
+    for c in s.chars() {
+        let (color, file) = match c {
+            'K' => (Color::White, 7),
+            'Q' => (Color::White, 0),
+            'k' => (Color::Black, 7),
+            'q' => (Color::Black, 0),
+            'A'..='H' => (Color::White, c as u8 - b'A'),
+            'a'..='h' => (Color::Black, c as u8 - b'a'),
+            _ => {
+                return Err(err(
+                    "castling_bad_char",
+                    format!(
+                        "castling field {} has the invalid character {}",
+                        quote(s),
+                        quote(&c.to_string())
+                    ),
+                ));
+            }
+        };
+        if let Some(&(prev_color, prev_file, prev_c)) = letters.last() {
+            if prev_color == Color::Black && color == Color::White {
+                return Err(err(
+                    "castling_order",
+                    format!(
+                        "castling field {}: black letter '{prev_c}' before white letter '{c}'",
+                        quote(s)
+                    ),
+                ));
+            }
+            if prev_color == color && prev_file == file {
+                return Err(err(
+                    "castling_duplicate",
+                    format!(
+                        "castling field {} names the same right twice ('{prev_c}', '{c}')",
+                        quote(s)
+                    ),
+                ));
+            }
+            if prev_color == color && prev_file < file {
+                return Err(err(
+                    "castling_order",
+                    format!(
+                        "castling field {}: '{prev_c}' before '{c}' (kingside comes first)",
+                        quote(s)
+                    ),
+                ));
+            }
+        }
+        if letters.iter().any(|&(col, f, _)| col == color && f == file) {
+            return Err(err(
+                "castling_duplicate",
+                format!("castling field {} repeats '{c}'", quote(s)),
+            ));
+        }
+        letters.push((color, file, c));
+        if letters.len() > 4 {
+            return Err(err(
+                "castling_duplicate",
+                format!("castling field {} has more than four letters", quote(s)),
+            ));
+        }
+    }
+    // Pass 2: meaning in standard chess.
+    let mut rights = CastlingRights::NONE;
+    for (color, file, c) in letters {
+        match (color, file) {
+            (Color::White, 7) => rights.white_kingside = true,
+            (Color::White, 0) => rights.white_queenside = true,
+            (Color::Black, 7) => rights.black_kingside = true,
+            (Color::Black, 0) => rights.black_queenside = true,
+            _ => {
+                let rank = if color == Color::White { 1 } else { 8 };
+                return Err(err(
+                    "castling_without_rook",
+                    format!(
+                        "castling letter '{c}' names a rook on {}{rank}; in standard chess only the \
+                         rooks on the a- and h-file corners can castle",
+                        char::from(b'a' + file)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(rights)
+}
+
+/// Parses a non-negative decimal counter of ASCII digits that fits in a `u32`.
+fn parse_counter(s: &str) -> Result<u32, &'static str> {
+    if !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("is not a non-negative integer");
+    }
+    s.parse::<u32>().map_err(|_| "is too large")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FEN_BAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fen/fen_bad.txt");
+    const FEN_EDGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fen/fen_edge.txt");
+
+    /// Data lines of a fixture, split on tabs (the FEN column is not trimmed).
+    fn rows(path: &str) -> Vec<Vec<String>> {
+        let text =
+            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+        text.lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| l.split('\t').map(str::to_owned).collect())
+            .collect()
+    }
+
+    fn kind_of(fen: &str) -> &'static str {
+        match Setup::from_fen(fen) {
+            Ok(_) => "ok",
+            Err(e) => e.kind,
+        }
+    }
+
+    #[test]
+    fn fen_bad_lines_are_rejected_with_their_kind() {
+        let rows = rows(FEN_BAD);
+        assert_eq!(rows.len(), 60);
+        let (mut rejected, mut left_to_engine) = (0, 0);
+        for row in &rows {
+            assert_eq!(row.len(), 5, "{row:?}");
+            let (fen, kind, category, pychess) = (&row[0], row[2].as_str(), &row[3], &row[4]);
+            assert!(
+                ERROR_KINDS.contains(&kind) || ENGINE_CHECKED_KINDS.contains(&kind),
+                "{kind}"
+            );
+            let result = Setup::from_fen(fen);
+            if ENGINE_CHECKED_KINDS.contains(&kind) {
+                assert!(
+                    result.is_ok(),
+                    "{kind} must be left to the engine: {fen}: {result:?}"
+                );
+                left_to_engine += 1;
+            } else {
+                let e = result.expect_err(fen);
+                assert_eq!(e.kind, kind, "{fen}: {e}");
+                assert_eq!(e.to_string(), format!("{}: {}", e.field, e.message));
+                rejected += 1;
+            }
+            // Syntax errors are exactly python-chess's ValueErrors.
+            let unchecked = Setup::parse_unchecked(fen);
+            if category == "syntax" {
+                assert!(unchecked.is_err(), "{fen}");
+            } else {
+                let setup = unchecked.unwrap_or_else(|e| panic!("{fen}: {e}"));
+                // python-chess normalises castling rights and ep squares away; for the other
+                // kinds its fen() is the input.
+                if !kind.starts_with("castling_") && !kind.starts_with("ep_") {
+                    let py_fen = pychess
+                        .split("fen()=")
+                        .nth(1)
+                        .expect("fen() in pychess column");
+                    assert_eq!(setup.to_fen(), py_fen, "{kind}");
+                }
+            }
+        }
+        assert_eq!((rejected, left_to_engine), (55, 5));
+    }
+
+    #[test]
+    fn fen_bad_fields() {
+        for row in rows(FEN_BAD) {
+            let Err(e) = Setup::from_fen(&row[0]) else {
+                continue;
+            };
+            let expected = match e.kind {
+                k if k.starts_with("castling_") => FenField::Castling,
+                k if k.starts_with("ep_") => FenField::EnPassant,
+                "bad_side_to_move" | "missing_side_to_move" => FenField::SideToMove,
+                "bad_halfmove" => FenField::HalfmoveClock,
+                "bad_fullmove" | "too_many_fields" => FenField::FullmoveNumber,
+                _ if row[3] == "syntax" => FenField::Placement,
+                _ => FenField::Position,
+            };
+            assert_eq!(e.field, expected, "{e}");
+        }
+    }
+
+    #[test]
+    fn fen_edge_lines_load_and_write_back_as_python_chess() {
+        let rows = rows(FEN_EDGE);
+        assert_eq!(rows.len(), 40);
+        for row in &rows {
+            assert_eq!(row.len(), 8, "{row:?}");
+            let (fen, note, py_fen) = (&row[0], &row[1], &row[5]);
+            let mut setup = Setup::from_fen(fen).unwrap_or_else(|e| panic!("{fen} ({note}): {e}"));
+            if py_fen.split(' ').nth(3) == Some("-") {
+                setup.ep_square = None;
+            }
+            assert_eq!(&setup.to_fen(), py_fen, "{note}");
+            // The normalised FEN loads to the same setup.
+            assert_eq!(Setup::from_fen(py_fen), Ok(setup));
+        }
+    }
+
+    #[test]
+    fn fen_edge_ep_squares_are_kept() {
+        for row in rows(FEN_EDGE) {
+            let written = row[0].split_whitespace().nth(3).unwrap_or("-");
+            let setup = Setup::from_fen(&row[0]).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(setup.ep_square, parse_square(written), "{}", row[0]);
+        }
+    }
+
+    #[test]
+    fn start_position_round_trip() {
+        let setup = Setup::from_fen(STARTING_FEN).expect("start position");
+        assert_eq!(setup, Setup::standard());
+        assert_eq!(setup.to_fen(), STARTING_FEN);
+        assert_eq!(Setup::standard().to_string(), STARTING_FEN);
+        assert_eq!(STARTING_FEN.parse::<Setup>(), Ok(Setup::default()));
+        assert_eq!(setup.piece_at(4).map(Piece::fen_char), Some('K'));
+        assert_eq!(setup.piece_at(59).map(Piece::fen_char), Some('q'));
+        assert_eq!(setup.piece_at(64), None);
+    }
+
+    #[test]
+    fn squares_and_letters() {
+        assert_eq!(square_name(0), "a1");
+        assert_eq!(square_name(28), "e4");
+        assert_eq!(square_name(63), "h8");
+        assert_eq!(square_name(64), "??");
+        for sq in 0..64u8 {
+            assert_eq!(parse_square(&square_name(sq)), Some(sq));
+        }
+        for s in ["", "-", "e", "E4", "e9", "e0", "i1", "e44", "é4"] {
+            assert_eq!(parse_square(s), None, "{s}");
+        }
+        for role in Role::ALL {
+            assert_eq!(Role::from_char(role.char()), Some(role));
+            for color in [Color::White, Color::Black] {
+                let p = Piece { color, role };
+                assert_eq!(Piece::from_fen_char(p.fen_char()), Some(p));
+            }
+        }
+        assert_eq!(Role::from_char('p'), None);
+        assert_eq!(Piece::from_fen_char('x'), None);
+        assert_eq!(Color::White.other(), Color::Black);
+        assert_eq!((Color::White.char(), Color::Black.char()), ('w', 'b'));
+        assert_eq!(Color::from_char('b'), Some(Color::Black));
+        assert_eq!(Color::from_char('B'), None);
+        assert_eq!(CastlingRights::ALL.to_fen_field(), "KQkq");
+        assert_eq!(CastlingRights::NONE.to_fen_field(), "-");
+        assert!(CastlingRights::NONE.is_empty());
+    }
+
+    #[test]
+    fn error_display() {
+        let e = Setup::from_fen(
+            "r2qk2r/pp1n1ppp/2pbpnb1/8/3P1N2p/1B3QN1/PPP2PPP/R1B1K2R b KQkq - 7 10",
+        )
+        .expect_err("9 squares");
+        assert_eq!(e.to_string(), "placement: rank 4 describes 9 squares");
+        assert_eq!(e.field.as_str(), "placement");
+        let e = Setup::from_fen("8/8/8/8/8/8/8/8 w - - 0 1").expect_err("empty");
+        assert_eq!(e.to_string(), "position: the board is empty (no kings)");
+    }
+
+    #[test]
+    fn unit_cases() {
+        let k = "4k3/8/8/8/8/8/8/4K3";
+        let cases: &[(String, &str)] = &[
+            (String::new(), "empty_fen"),
+            (" \t\n".into(), "empty_fen"),
+            (format!("{k} w - - 0 1"), "ok"),
+            (k.into(), "ok"),
+            (format!("{k} x"), "bad_side_to_move"),
+            (format!("{k} W - - 0 1"), "bad_side_to_move"),
+            (format!("{k} KQ - 0 1"), "missing_side_to_move"),
+            (format!("{k} - e3 0 1"), "missing_side_to_move"),
+            (format!("{k} - - - 0 1"), "bad_side_to_move"),
+            (format!("{k} B - - 0 1"), "bad_side_to_move"),
+            (format!("{k} w QK - 0 1"), "castling_order"),
+            (format!("{k} w AH - 0 1"), "castling_order"),
+            (format!("{k} w KK - 0 1"), "castling_duplicate"),
+            (format!("{k} w KH - 0 1"), "castling_duplicate"),
+            (format!("{k} w KQkqK - 0 1"), "castling_order"),
+            (format!("{k} w K- - 0 1"), "castling_bad_char"),
+            (format!("{k} w KQkq - 0 1"), "castling_without_rook"),
+            (format!("{k} w C - 0 1"), "castling_without_rook"),
+            ("r3k2r/8/8/8/8/8/8/R3K2R w HAha - 0 1".into(), "ok"),
+            (
+                "r3k2r/8/8/8/8/8/8/R4K1R w K - 0 1".into(),
+                "castling_king_moved",
+            ),
+            ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1".into(), "ok"),
+            (format!("{k} w - e9 0 1"), "ep_bad_square"),
+            (format!("{k} w - e6 0 1"), "ep_no_double_push"),
+            ("4k3/8/8/4p3/8/8/8/4K3 w - e6 0 1".into(), "ok"),
+            (
+                "4k3/4p3/8/4p3/8/8/8/4K3 w - e6 0 1".into(),
+                "ep_no_double_push",
+            ),
+            (
+                "4k3/8/4p3/4p3/8/8/8/4K3 w - e6 0 1".into(),
+                "ep_square_occupied",
+            ),
+            ("4k3/8/8/4p3/8/8/8/4K3 b - e6 0 1".into(), "ep_wrong_rank"),
+            ("4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1".into(), "ok"),
+            (
+                "4k3/8/8/8/4P3/8/4P3/4K3 b - e3 0 1".into(),
+                "ep_no_double_push",
+            ),
+            (format!("{k} w - - -0 1"), "bad_halfmove"),
+            (format!("{k} w - - +5 1"), "bad_halfmove"),
+            (format!("{k} w - - 4294967295 1"), "ok"),
+            (format!("{k} w - - 4294967296 1"), "bad_halfmove"),
+            (format!("{k} w - - 0 0"), "ok"),
+            (format!("{k} w - - 0 1_0"), "bad_fullmove"),
+            (format!("{k} w - - 0 1 x"), "too_many_fields"),
+            ("4k3/8/8/8/8/8/8/4KQ~2 w - - 0 1".into(), "ok"),
+            ("4k3/8/8/8/8/8/8/4K~3 w - - 0 1".into(), "ok"),
+            ("4k3/8/8/8/8/8/8/~4K3 w - - 0 1".into(), "bad_character"),
+            ("4k3/8/8/8/8/8/8/4K@2 w - - 0 1".into(), "bad_character"),
+            ("4k3/8/8/8/8/8/8/4Kx2 w - - 0 1".into(), "bad_piece_letter"),
+            ("4k3/8/8/8/8/8/8/4Kж2 w - - 0 1".into(), "bad_piece_letter"),
+            ("4k3/8/8/8/8/8/8/4K10 w - - 0 1".into(), "digit_zero"),
+            ("4k3/8/8/8\\8/8/8/4K3 w - - 0 1".into(), "bad_separator"),
+            ("/4k3/8/8/8/8/8/8/4K3 w - - 0 1".into(), "too_many_ranks"),
+            ("/".into(), "trailing_slash"),
+            ("4k3/8/8/8/8/8/8/4K3/ w - - 0 1".into(), "trailing_slash"),
+            (
+                "4k3/8/8/8/8/8/8/4K21 w - - 0 1".into(),
+                "consecutive_digits",
+            ),
+            ("4k3/8/8/8/8/8/8/4K4 w - - 0 1".into(), "bad_rank_length"),
+            (
+                "KNBRQKNBRQ/8/8/8/8/8/8/8 w - - 0 1".into(),
+                "bad_rank_length",
+            ),
+            ("4k3/8/8/8/8/8/8/4K2k w - - 0 1".into(), "two_black_kings"),
+            ("4k3/8/8/8/8/8/8/8 w - - 0 1".into(), "no_white_king"),
+            ("4k2P/8/8/8/8/8/8/4K3 w - - 0 1".into(), "white_pawn_rank8"),
+            ("4k3/8/8/8/8/8/8/4K2p w - - 0 1".into(), "black_pawn_rank1"),
+            (
+                "4k3/pppppppp/p7/8/8/8/8/4K3 w - - 0 1".into(),
+                "nine_black_pawns",
+            ),
+            (
+                "qqqqkqqq/qqqqqqqq/q7/8/8/8/8/4K3 w - - 0 1".into(),
+                "seventeen_black_pieces",
+            ),
+            // Whitespace as python-chess: tabs, newlines, NBSP, U+001F.
+            (format!("\t{k}\u{a0}b\n-\u{1f}-  3\r\n 4\n"), "ok"),
+        ];
+        for (fen, expected) in cases {
+            assert_eq!(kind_of(fen), *expected, "{fen:?}");
+        }
+    }
+
+    #[test]
+    fn lenient_defaults() {
+        let s = Setup::from_fen("4k3/8/8/8/8/8/8/4K3").expect("placement only");
+        assert_eq!(s.to_fen(), "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
+        let s = Setup::from_fen("r3k2r/8/8/8/8/8/8/R3K2R b Hh").expect("three fields");
+        assert_eq!(s.to_fen(), "r3k2r/8/8/8/8/8/8/R3K2R b Kk - 0 1");
+        let s = Setup::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 7 0").expect("fullmove 0");
+        assert_eq!(s.fullmove_number, 1);
+        assert_eq!(s.halfmove_clock, 7);
+        let s = Setup::from_fen("4k3/8/8/8/8/8/8/4KQ~2 w - - 0 1").expect("promoted marker");
+        assert_eq!(s.to_fen(), "4k3/8/8/8/8/8/8/4KQ2 w - - 0 1");
+    }
+
+    #[test]
+    fn validate_hand_built_setups() {
+        let mut s = Setup::standard();
+        assert_eq!(s.validate(), Ok(()));
+        s.ep_square = Some(200);
+        assert_eq!(s.validate().map_err(|e| e.kind), Err("ep_bad_square"));
+        assert_eq!(s.to_fen(), STARTING_FEN);
+        assert_eq!(
+            Setup::empty().validate().map_err(|e| e.kind),
+            Err("empty_board")
+        );
+    }
+
+    /// xorshift64*: a tiny deterministic generator, so the test needs no dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Anything accepted must write back to a FEN that loads to the same setup.
+    fn check_no_panic(input: &str) {
+        if let Ok(setup) = Setup::from_fen(input) {
+            assert_eq!(Setup::from_fen(&setup.to_fen()), Ok(setup), "{input:?}");
+        }
+        let _ = Setup::parse_unchecked(input).map(|s| s.to_fen());
+    }
+
+    #[test]
+    fn random_inputs_never_panic() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        // Random bytes.
+        for _ in 0..500 {
+            let len = rng.below(120);
+            let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+            check_no_panic(&String::from_utf8_lossy(&bytes));
+        }
+        // Random strings over the FEN alphabet.
+        let alphabet: Vec<char> = "pnbrqkPNBRQK012345678/9 -wbKQkqeh36~|x\té"
+            .chars()
+            .collect();
+        for _ in 0..2000 {
+            let len = rng.below(90);
+            let s: String = (0..len)
+                .map(|_| alphabet[rng.below(alphabet.len())])
+                .collect();
+            check_no_panic(&s);
+        }
+        // Mutations of valid FENs.
+        let mut seeds: Vec<String> = rows(FEN_EDGE).into_iter().map(|r| r[0].clone()).collect();
+        seeds.push(STARTING_FEN.to_owned());
+        let mut accepted = 0;
+        for _ in 0..5000 {
+            let mut chars: Vec<char> = seeds[rng.below(seeds.len())].chars().collect();
+            for _ in 0..=rng.below(3) {
+                let at = rng.below(chars.len() + 1);
+                let c = alphabet[rng.below(alphabet.len())];
+                match rng.below(3) {
+                    0 => chars.insert(at, c),
+                    1 if at < chars.len() => {
+                        chars.remove(at);
+                    }
+                    _ if at < chars.len() => chars[at] = c,
+                    _ => chars.push(c),
+                }
+            }
+            let s: String = chars.into_iter().collect();
+            if Setup::from_fen(&s).is_ok() {
+                accepted += 1;
+            }
+            check_no_panic(&s);
+        }
+        assert!(accepted > 0);
+    }
+}

@@ -1,0 +1,320 @@
+//! The staged relational pipeline: every SQL file of `plans/` planned once into a DataFusion
+//! [`LogicalPlan`] and registered under its stage name.
+//!
+//! Each stage reads tables by name (the input tables, the static tables and earlier stages)
+//! and its result is materialised into an in-memory table of its own name, so that a stage
+//! read by several later stages is computed once, and so that users can query any stage with
+//! their own SQL through [`Pipeline::context`]. Logical plans are optimised once at start-up;
+//! a run only creates the physical plan (DataFusion reads the tables' current batches then)
+//! and executes it.
+//!
+//! Static tables (built once per pipeline by plans over coordinate cross joins, the seed's
+//! "baby monster"): `squares`, `piece_rays`, `aligned`, `lines`, `castling_rules`,
+//! `castling_path`, `promotions`.
+//!
+//! Input tables (filled by the caller, schemas in [`crate::tables`]): `positions`, `pieces`,
+//! `chosen_moves`, `tokens`, `perft_nodes`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::datasource::{MemTable, TableProvider};
+use datafusion::logical_expr::LogicalPlan;
+use datafusion::physical_plan::{ExecutionPlan, collect};
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use crate::error::{Error, Result};
+use crate::tables;
+
+/// A stage: its name (the table it fills) and its SQL text from `plans/`.
+pub struct StageSql {
+    /// Stage name, the file name in `plans/` without `.sql`.
+    pub name: &'static str,
+    /// The SQL text.
+    pub sql: &'static str,
+}
+
+macro_rules! stage {
+    ($name:literal) => {
+        StageSql { name: $name, sql: include_str!(concat!("../plans/", $name, ".sql")) }
+    };
+}
+
+/// Static tables, built once, in dependency order.
+pub const STATIC_TABLES: &[StageSql] = &[
+    stage!("squares"),
+    stage!("piece_rays"),
+    stage!("aligned"),
+    stage!("lines"),
+    stage!("castling_rules"),
+    stage!("castling_path"),
+    stage!("promotions"),
+];
+
+/// Pipeline stages, in dependency order (a stage reads only tables listed before it).
+pub const STAGES: &[StageSql] = &[
+    stage!("candidates"),
+    stage!("blocked_paths"),
+    stage!("reach"),
+    stage!("kings"),
+    stage!("attacked"),
+    stage!("checkers"),
+    stage!("king_lines"),
+    stage!("pseudo_moves"),
+    stage!("castling"),
+    stage!("legal_moves"),
+    stage!("move_checks"),
+    stage!("checking_moves"),
+    stage!("perft_moves"),
+    stage!("reply_counts"),
+    stage!("move_flags"),
+    stage!("san"),
+    stage!("position_keys"),
+    stage!("position_status"),
+    stage!("token_matches"),
+    stage!("token_verdicts"),
+    stage!("token_moves"),
+    stage!("flipped_positions"),
+    stage!("setup_checks"),
+    stage!("next_positions"),
+    stage!("next_pieces"),
+    stage!("perft_children"),
+    stage!("perft_merge"),
+    stage!("perft_counts"),
+];
+
+/// The stages that turn `positions` + `pieces` into `legal_moves`.
+pub const LEGAL: &[&str] = &[
+    "candidates",
+    "blocked_paths",
+    "reach",
+    "kings",
+    "attacked",
+    "checkers",
+    "king_lines",
+    "pseudo_moves",
+    "castling",
+    "legal_moves",
+];
+
+/// The stages that apply `chosen_moves` to `positions` + `pieces`.
+pub const APPLY: &[&str] = &["next_positions", "next_pieces"];
+
+/// Execution figures of one stage, summed over its runs.
+#[derive(Debug, Clone, Default)]
+pub struct StageProfile {
+    /// How many times the stage ran.
+    pub runs: u64,
+    /// Rows it produced, summed over runs.
+    pub rows: u64,
+    /// Wall time spent creating physical plans.
+    pub planning: Duration,
+    /// Wall time spent executing (collecting) them.
+    pub execution: Duration,
+}
+
+/// Settings of a [`Pipeline`].
+#[derive(Debug, Clone)]
+pub struct PipelineConfig {
+    /// DataFusion target partitions (threads working on one stage). Default: the number of
+    /// cores.
+    pub target_partitions: usize,
+    /// Arrow batch size in rows. Default 8192.
+    pub batch_size: usize,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        PipelineConfig { target_partitions: cores, batch_size: 8192 }
+    }
+}
+
+/// The planned pipeline over one DataFusion [`SessionContext`].
+pub struct Pipeline {
+    ctx: SessionContext,
+    tables: HashMap<&'static str, Arc<MemTable>>,
+    plans: HashMap<&'static str, LogicalPlan>,
+    partitions: usize,
+    profile: Mutex<HashMap<&'static str, StageProfile>>,
+}
+
+impl Pipeline {
+    /// Builds the static tables, registers the empty input tables and plans every stage.
+    ///
+    /// Errors: [`Error::DataFusion`] if a plan fails (a bug in `plans/`).
+    pub async fn new(config: PipelineConfig) -> Result<Pipeline> {
+        let partitions = config.target_partitions.max(1);
+        let session = SessionConfig::new()
+            .with_target_partitions(partitions)
+            .with_batch_size(config.batch_size)
+            .with_information_schema(true);
+        let ctx = SessionContext::new_with_config(session);
+        let mut pipeline = Pipeline {
+            ctx,
+            tables: HashMap::new(),
+            plans: HashMap::new(),
+            partitions,
+            profile: Mutex::new(HashMap::new()),
+        };
+        for st in STATIC_TABLES {
+            let df = pipeline.ctx.sql(st.sql).await?;
+            let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
+            let batches = df.collect().await?;
+            pipeline.register(st.name, schema)?;
+            pipeline.set_table(st.name, batches).await?;
+        }
+        for (name, schema) in tables::input_schemas() {
+            pipeline.register(name, schema)?;
+        }
+        for st in STAGES {
+            let plan = pipeline.ctx.sql(st.sql).await.map_err(|e| Error::Plan {
+                stage: st.name.to_string(),
+                source: e,
+            })?;
+            let plan = pipeline.ctx.state().optimize(plan.logical_plan())?;
+            let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
+            pipeline.register(st.name, schema)?;
+            pipeline.plans.insert(st.name, plan);
+        }
+        Ok(pipeline)
+    }
+
+    fn register(&mut self, name: &'static str, schema: SchemaRef) -> Result<()> {
+        let table = Arc::new(MemTable::try_new(schema, vec![vec![]; self.partitions])?);
+        self.ctx.register_table(name, table.clone())?;
+        self.tables.insert(name, table);
+        Ok(())
+    }
+
+    /// The DataFusion session: every static table, input table and stage is registered in it
+    /// under its name, so `pipeline.context().sql("SELECT ... FROM legal_moves")` queries the
+    /// last run's results.
+    pub fn context(&self) -> &SessionContext {
+        &self.ctx
+    }
+
+    /// The optimised logical plan of a stage. Errors: [`Error::UnknownStage`].
+    pub fn plan(&self, stage: &str) -> Result<&LogicalPlan> {
+        self.plans.get(stage).ok_or_else(|| Error::UnknownStage(stage.to_string()))
+    }
+
+    fn table_ref(&self, name: &str) -> Result<&Arc<MemTable>> {
+        self.tables.get(name).ok_or_else(|| Error::UnknownStage(name.to_string()))
+    }
+
+    /// Replaces the contents of a table (input, static or stage). Columns are cast to the
+    /// table's schema by position. Errors: [`Error::UnknownStage`], [`Error::Arrow`] when a
+    /// column cannot be cast.
+    pub async fn set_table(&self, name: &str, batches: Vec<RecordBatch>) -> Result<()> {
+        let table = self.table_ref(name)?;
+        let schema = table.schema();
+        let mut parts: Vec<Vec<RecordBatch>> = vec![vec![]; self.partitions];
+        for (i, batch) in batches.into_iter().filter(|b| b.num_rows() > 0).enumerate() {
+            parts[i % self.partitions].push(conform(batch, &schema)?);
+        }
+        for (slot, part) in table.batches.iter().zip(parts) {
+            *slot.write().await = part;
+        }
+        Ok(())
+    }
+
+    /// The current contents of a table. Errors: [`Error::UnknownStage`].
+    pub async fn table(&self, name: &str) -> Result<Vec<RecordBatch>> {
+        let table = self.table_ref(name)?;
+        let mut out = vec![];
+        for slot in &table.batches {
+            out.extend(slot.read().await.iter().cloned());
+        }
+        Ok(out)
+    }
+
+    /// Runs one stage on the current tables, stores its result under its name and returns it.
+    /// Errors: [`Error::UnknownStage`], [`Error::DataFusion`].
+    pub async fn run(&self, stage: &str) -> Result<Vec<RecordBatch>> {
+        let (name, plan) = self
+            .plans
+            .get_key_value(stage)
+            .ok_or_else(|| Error::UnknownStage(stage.to_string()))?;
+        let t0 = Instant::now();
+        let physical = self.physical_plan(plan).await?;
+        let t1 = Instant::now();
+        let batches = collect(physical, self.ctx.task_ctx()).await?;
+        let t2 = Instant::now();
+        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+        {
+            let mut profile = self.profile.lock().map_err(|_| Error::Poisoned)?;
+            let p = profile.entry(name).or_default();
+            p.runs += 1;
+            p.rows += rows as u64;
+            p.planning += t1 - t0;
+            p.execution += t2 - t1;
+        }
+        self.set_table(name, batches.clone()).await?;
+        Ok(batches)
+    }
+
+    /// Runs stages in order.
+    pub async fn run_all(&self, stages: &[&str]) -> Result<()> {
+        for stage in stages {
+            self.run(stage).await?;
+        }
+        Ok(())
+    }
+
+    /// Creates the physical plan of a stage's optimised logical plan (no re-optimisation).
+    pub async fn physical_plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
+        let state = self.ctx.state();
+        Ok(state.query_planner().create_physical_plan(plan, &state).await?)
+    }
+
+    /// Per-stage figures summed since the pipeline was made or [`Pipeline::reset_profile`].
+    pub fn profile(&self) -> Vec<(String, StageProfile)> {
+        let profile = self.profile.lock().map(|p| p.clone()).unwrap_or_default();
+        let mut out: Vec<(String, StageProfile)> = STAGES
+            .iter()
+            .filter_map(|s| profile.get(s.name).map(|p| (s.name.to_string(), p.clone())))
+            .collect();
+        out.retain(|(_, p)| p.runs > 0);
+        out
+    }
+
+    /// Clears the per-stage figures.
+    pub fn reset_profile(&self) {
+        if let Ok(mut p) = self.profile.lock() {
+            p.clear();
+        }
+    }
+}
+
+/// Casts a batch's columns (by position) to a schema.
+fn conform(batch: RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+    if batch.schema() == *schema {
+        return Ok(batch);
+    }
+    if batch.num_columns() != schema.fields().len() {
+        return Err(Error::Schema(format!(
+            "{} columns given for a table of {} ({:?})",
+            batch.num_columns(),
+            schema.fields().len(),
+            schema.fields().iter().map(|f| f.name()).collect::<Vec<_>>()
+        )));
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(c, f)| {
+            if c.data_type() == f.data_type() {
+                Ok(c.clone())
+            } else {
+                cast(c, f.data_type())
+            }
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}

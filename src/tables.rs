@@ -1,0 +1,319 @@
+//! Arrow schemas of the input tables, and conversion between [`Setup`]s and record batches.
+//!
+//! `positions` — one row per position (FEN fields 2-6; seed DEMO_CHESS_GAME):
+//! `position_id: UInt64, side_to_move: Utf8 ('w' | 'b'), white_kingside: Boolean,
+//! white_queenside: Boolean, black_kingside: Boolean, black_queenside: Boolean,
+//! ep_square: Int32 (nullable; square behind a pawn that just double-stepped),
+//! halfmove_clock: Int32 (plies), fullmove_number: Int32`.
+//!
+//! `pieces` — one row per piece (FEN field 1; seed DEMO_CHESS_POS):
+//! `position_id: UInt64, square: Int32 (0..63, a1 = 0, square = rank * 8 + file),
+//! color: Utf8 ('w' | 'b'), piece: Utf8 ('K' | 'Q' | 'R' | 'B' | 'N' | 'P')`.
+//!
+//! `chosen_moves` — moves to apply (the columns of the `legal_moves` stage, then
+//! `child_id: UInt64` (id of the resulting position) and `is_null: Boolean`).
+//!
+//! `tokens` — one move token per position, lexed (see [`crate::san`]):
+//! `position_id: UInt64, kind: Utf8 ('piece' | 'pawn' | 'square' | 'castle' | 'null'),
+//! piece: Utf8, from_file: Int32, from_rank: Int32, to_sq: Int32, promotion: Utf8,
+//! castle_long: Boolean` (all but position_id and kind nullable).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, BooleanBuilder, Int32Array, Int32Builder,
+    RecordBatch, StringArray, StringBuilder, UInt64Array, UInt64Builder,
+};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, UInt64Type, Int32Type};
+
+use crate::error::{Error, Result};
+use crate::fen::{CastlingRights, Color, Piece, Role, Setup};
+use crate::san::SanToken;
+
+fn schema(fields: &[(&str, DataType)]) -> SchemaRef {
+    Arc::new(Schema::new(
+        fields.iter().map(|(n, t)| Field::new(*n, t.clone(), true)).collect::<Vec<_>>(),
+    ))
+}
+
+/// Schema of `positions`.
+pub fn positions_schema() -> SchemaRef {
+    use DataType::*;
+    schema(&[
+        ("position_id", UInt64),
+        ("side_to_move", Utf8),
+        ("white_kingside", Boolean),
+        ("white_queenside", Boolean),
+        ("black_kingside", Boolean),
+        ("black_queenside", Boolean),
+        ("ep_square", Int32),
+        ("halfmove_clock", Int32),
+        ("fullmove_number", Int32),
+    ])
+}
+
+/// Schema of `pieces`.
+pub fn pieces_schema() -> SchemaRef {
+    use DataType::*;
+    schema(&[("position_id", UInt64), ("square", Int32), ("color", Utf8), ("piece", Utf8)])
+}
+
+/// Schema of `chosen_moves`.
+pub fn chosen_moves_schema() -> SchemaRef {
+    use DataType::*;
+    schema(&[
+        ("position_id", UInt64),
+        ("move_code", Int32),
+        ("color", Utf8),
+        ("piece", Utf8),
+        ("from_sq", Int32),
+        ("to_sq", Int32),
+        ("promotion", Utf8),
+        ("captured", Utf8),
+        ("is_capture", Boolean),
+        ("is_en_passant", Boolean),
+        ("is_castling", Boolean),
+        ("cap_sq", Int32),
+        ("rook_from", Int32),
+        ("rook_to", Int32),
+        ("child_id", UInt64),
+        ("is_null", Boolean),
+    ])
+}
+
+/// Schema of `tokens`.
+pub fn tokens_schema() -> SchemaRef {
+    use DataType::*;
+    schema(&[
+        ("position_id", UInt64),
+        ("kind", Utf8),
+        ("piece", Utf8),
+        ("from_file", Int32),
+        ("from_rank", Int32),
+        ("to_sq", Int32),
+        ("promotion", Utf8),
+        ("castle_long", Boolean),
+    ])
+}
+
+/// Schema of `perft_nodes`: `position_id: UInt64, root_id: UInt64, multiplicity: UInt64`
+/// (how many move sequences from the root reach this node).
+pub fn perft_nodes_schema() -> SchemaRef {
+    use DataType::*;
+    schema(&[("position_id", UInt64), ("root_id", UInt64), ("multiplicity", UInt64)])
+}
+
+/// The input tables the pipeline registers, with their schemas.
+pub fn input_schemas() -> Vec<(&'static str, SchemaRef)> {
+    vec![
+        ("positions", positions_schema()),
+        ("pieces", pieces_schema()),
+        ("chosen_moves", chosen_moves_schema()),
+        ("tokens", tokens_schema()),
+        ("perft_nodes", perft_nodes_schema()),
+    ]
+}
+
+fn color_str(c: Color) -> &'static str {
+    match c {
+        Color::White => "w",
+        Color::Black => "b",
+    }
+}
+
+fn role_str(r: Role) -> &'static str {
+    match r {
+        Role::Pawn => "P",
+        Role::Knight => "N",
+        Role::Bishop => "B",
+        Role::Rook => "R",
+        Role::Queen => "Q",
+        Role::King => "K",
+    }
+}
+
+/// Builds the `positions` and `pieces` batches of the given (position_id, setup) pairs.
+pub fn setups_to_batches(setups: &[(u64, &Setup)]) -> Result<(RecordBatch, RecordBatch)> {
+    let mut id = UInt64Builder::new();
+    let mut side = StringBuilder::new();
+    let mut rights: [BooleanBuilder; 4] = Default::default();
+    let mut ep = Int32Builder::new();
+    let mut half = Int32Builder::new();
+    let mut full = Int32Builder::new();
+    let mut p_id = UInt64Builder::new();
+    let mut p_sq = Int32Builder::new();
+    let mut p_color = StringBuilder::new();
+    let mut p_piece = StringBuilder::new();
+    for (pid, s) in setups {
+        id.append_value(*pid);
+        side.append_value(color_str(s.side_to_move));
+        let c = s.castling;
+        for (b, v) in rights.iter_mut().zip([
+            c.white_kingside,
+            c.white_queenside,
+            c.black_kingside,
+            c.black_queenside,
+        ]) {
+            b.append_value(v);
+        }
+        ep.append_option(s.ep_square.map(i32::from));
+        half.append_value(i32::try_from(s.halfmove_clock).unwrap_or(i32::MAX));
+        full.append_value(i32::try_from(s.fullmove_number).unwrap_or(i32::MAX));
+        for (sq, piece) in s.board.iter().enumerate() {
+            if let Some(piece) = piece {
+                p_id.append_value(*pid);
+                p_sq.append_value(sq as i32);
+                p_color.append_value(color_str(piece.color));
+                p_piece.append_value(role_str(piece.role));
+            }
+        }
+    }
+    let [mut wk, mut wq, mut bk, mut bq] = rights;
+    let positions = RecordBatch::try_new(
+        positions_schema(),
+        vec![
+            Arc::new(id.finish()) as ArrayRef,
+            Arc::new(side.finish()),
+            Arc::new(wk.finish()),
+            Arc::new(wq.finish()),
+            Arc::new(bk.finish()),
+            Arc::new(bq.finish()),
+            Arc::new(ep.finish()),
+            Arc::new(half.finish()),
+            Arc::new(full.finish()),
+        ],
+    )?;
+    let pieces = RecordBatch::try_new(
+        pieces_schema(),
+        vec![
+            Arc::new(p_id.finish()) as ArrayRef,
+            Arc::new(p_sq.finish()),
+            Arc::new(p_color.finish()),
+            Arc::new(p_piece.finish()),
+        ],
+    )?;
+    Ok((positions, pieces))
+}
+
+/// A column of a batch by name, as a typed array. Errors: [`Error::Schema`].
+pub fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T> {
+    batch
+        .column_by_name(name)
+        .and_then(|c| c.as_any().downcast_ref::<T>())
+        .ok_or_else(|| Error::Schema(format!("column {name} missing or of another type")))
+}
+
+/// Reads `positions` + `pieces` batches back into setups, keyed by position_id.
+pub fn batches_to_setups(positions: &[RecordBatch], pieces: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
+    let mut out = BTreeMap::new();
+    for b in positions {
+        let id = b.column(0).as_primitive::<UInt64Type>();
+        let side: &StringArray = column(b, "side_to_move")?;
+        let wk: &BooleanArray = column(b, "white_kingside")?;
+        let wq: &BooleanArray = column(b, "white_queenside")?;
+        let bk: &BooleanArray = column(b, "black_kingside")?;
+        let bq: &BooleanArray = column(b, "black_queenside")?;
+        let ep: &Int32Array = column(b, "ep_square")?;
+        let half: &Int32Array = column(b, "halfmove_clock")?;
+        let full: &Int32Array = column(b, "fullmove_number")?;
+        for i in 0..b.num_rows() {
+            let mut s = Setup::empty();
+            s.side_to_move = if side.value(i) == "b" { Color::Black } else { Color::White };
+            s.castling = CastlingRights {
+                white_kingside: wk.value(i),
+                white_queenside: wq.value(i),
+                black_kingside: bk.value(i),
+                black_queenside: bq.value(i),
+            };
+            s.ep_square = (!ep.is_null(i)).then(|| ep.value(i) as u8);
+            s.halfmove_clock = half.value(i).max(0) as u32;
+            s.fullmove_number = full.value(i).max(0) as u32;
+            out.insert(id.value(i), s);
+        }
+    }
+    for b in pieces {
+        let id = b.column(0).as_primitive::<UInt64Type>();
+        let sq = b.column(1).as_primitive::<Int32Type>();
+        let color: &StringArray = column(b, "color")?;
+        let piece: &StringArray = column(b, "piece")?;
+        for i in 0..b.num_rows() {
+            let (Some(s), Some(role)) = (
+                out.get_mut(&id.value(i)),
+                piece.value(i).chars().next().and_then(Role::from_char),
+            ) else {
+                continue;
+            };
+            let c = if color.value(i) == "b" { Color::Black } else { Color::White };
+            if let Some(cell) = s.board.get_mut(sq.value(i) as usize) {
+                *cell = Some(Piece { color: c, role });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Builds the `tokens` batch: one lexed move token per position. Kinds: `piece` (SAN with a
+/// piece letter), `pawn` (SAN pawn move), `square` (full origin square without piece letter:
+/// UCI and long algebraic), `castle`, `null`.
+pub fn tokens_to_batch(tokens: &[(u64, &SanToken)]) -> Result<RecordBatch> {
+    let mut id = UInt64Builder::new();
+    let mut kind = StringBuilder::new();
+    let mut piece = StringBuilder::new();
+    let mut ff = Int32Builder::new();
+    let mut fr = Int32Builder::new();
+    let mut to = Int32Builder::new();
+    let mut promo = StringBuilder::new();
+    let mut long = BooleanBuilder::new();
+    for (pid, t) in tokens {
+        id.append_value(*pid);
+        let (k, p, f, r, sq, pr, l): (&str, Option<char>, Option<u8>, Option<u8>, Option<u8>, Option<char>, Option<bool>) =
+            match **t {
+                SanToken::Normal { role, from_file, from_rank, to, promotion, .. } => {
+                    let k = if role.char() == 'P' { "pawn" } else { "piece" };
+                    (k, Some(role.char()), from_file, from_rank, Some(to), promotion.map(|p| p.char()), None)
+                }
+                SanToken::FromTo { from, to, promotion, .. } => {
+                    ("square", None, Some(from % 8), Some(from / 8), Some(to), promotion.map(|p| p.char()), None)
+                }
+                SanToken::Castle { long } => ("castle", None, None, None, None, None, Some(long)),
+                SanToken::Null => ("null", None, None, None, None, None, None),
+            };
+        kind.append_value(k);
+        piece.append_option(p.map(String::from));
+        ff.append_option(f.map(i32::from));
+        fr.append_option(r.map(i32::from));
+        to.append_option(sq.map(i32::from));
+        promo.append_option(pr.map(String::from));
+        long.append_option(l);
+    }
+    Ok(RecordBatch::try_new(
+        tokens_schema(),
+        vec![
+            Arc::new(id.finish()) as ArrayRef,
+            Arc::new(kind.finish()),
+            Arc::new(piece.finish()),
+            Arc::new(ff.finish()),
+            Arc::new(fr.finish()),
+            Arc::new(to.finish()),
+            Arc::new(promo.finish()),
+            Arc::new(long.finish()),
+        ],
+    )?)
+}
+
+/// Keeps the rows whose `position_id` (first column) satisfies `keep`.
+pub fn filter_ids(batches: &[RecordBatch], keep: impl Fn(u64) -> bool) -> Result<Vec<RecordBatch>> {
+    batches
+        .iter()
+        .map(|b| {
+            let ids: &UInt64Array = b
+                .column(0)
+                .as_any()
+                .downcast_ref()
+                .ok_or_else(|| Error::Schema("first column is not a UInt64 position_id".into()))?;
+            let mask: BooleanArray = ids.iter().map(|v| Some(v.is_some_and(&keep))).collect();
+            Ok(datafusion::arrow::compute::filter_record_batch(b, &mask)?)
+        })
+        .collect()
+}

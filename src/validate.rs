@@ -1,0 +1,498 @@
+//! Game validation: replays PGN games ply-synchronously through the pipeline.
+//!
+//! All games of a batch advance one ply per pipeline run: each ply, the current positions of
+//! the live games get their legal moves (`legal_moves`), status (`position_status`) and the
+//! lexed move token of the ply is resolved against them (`token_matches`,
+//! `token_verdicts`, `token_moves`); the resolved moves are applied (`next_positions`,
+//! `next_pieces`). A game leaves the batch when its movetext ends or its token does not
+//! resolve to exactly one legal move; its report then gives the first illegal ply, the error
+//! kind (taxonomy of `shared/data/bad/README.md`), the final FEN (python-chess style: en
+//! passant square only when an en passant capture is legal) and the final status.
+
+use std::collections::{BTreeMap, HashMap};
+
+use datafusion::arrow::array::{Array, AsArray, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray};
+use datafusion::arrow::datatypes::UInt64Type;
+
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::fen::{Color, Setup};
+use crate::pgn::RawGame;
+use crate::pipeline::{APPLY, LEGAL};
+use crate::san::{SanToken, parse_san};
+use crate::tables::{self, column};
+
+/// Error kinds of a game report (`error_kind` column).
+pub mod kind {
+    /// The token is not a move (not SAN, UCI or a null move), or the PGN text is broken.
+    pub const SYNTAX: &str = "syntax";
+    /// Two or more legal moves match the token.
+    pub const AMBIGUOUS: &str = "ambiguous_move";
+    /// The token names a legal move of the side not to move.
+    pub const WRONG_SIDE: &str = "wrong_side";
+    /// The side to move has no piece of that kind where the token says.
+    pub const NO_SUCH_PIECE: &str = "no_such_piece";
+    /// Any other token that matches no legal move.
+    pub const ILLEGAL: &str = "illegal_move";
+    /// The FEN tag does not give a legal position.
+    pub const SETUP: &str = "setup";
+    /// The game's `Variant` tag names rules other than standard chess.
+    pub const UNSUPPORTED_VARIANT: &str = "unsupported_variant";
+}
+
+/// One row of the validation report.
+///
+/// Columns (in this order): `file: Utf8, game_index: UInt64 (0-based, in file order),
+/// plies: UInt32 (legal main-line plies applied), first_illegal_ply: UInt32 (nullable; 1-based;
+/// 0 = the game could not be set up), error_kind: Utf8 (nullable), error_message: Utf8
+/// (nullable), final_fen: Utf8 (nullable when the game could not be set up), final_status: Utf8
+/// (checkmate, stalemate, insufficient_material, seventyfive_moves, fivefold_repetition,
+/// fifty_moves, threefold_repetition, ongoing), white, black, event, date, result: Utf8 (tags),
+/// start_fen: Utf8 (nullable: the FEN tag), result_consistent: Boolean (false when the Result
+/// tag contradicts a checkmate or stalemate on the board)`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GameReport {
+    /// Input file name.
+    pub file: String,
+    /// 0-based index of the game in its file.
+    pub game_index: u64,
+    /// Legal plies applied.
+    pub plies: u32,
+    /// 1-based ply of the first illegal or unreadable move; 0 = set-up error.
+    pub first_illegal_ply: Option<u32>,
+    /// See [`kind`].
+    pub error_kind: Option<String>,
+    /// What is wrong, naming the ply and token.
+    pub error_message: Option<String>,
+    /// FEN of the last position reached.
+    pub final_fen: Option<String>,
+    /// Status of the last position reached.
+    pub final_status: Option<String>,
+    /// Tags.
+    pub white: String,
+    /// Tags.
+    pub black: String,
+    /// Tags.
+    pub event: String,
+    /// Tags.
+    pub date: String,
+    /// Tags.
+    pub result: String,
+    /// The FEN tag, when the game starts from a set-up position.
+    pub start_fen: Option<String>,
+    /// False when the Result tag contradicts a checkmate or stalemate on the board.
+    pub result_consistent: bool,
+}
+
+/// Position key for repetitions (python-chess `_transposition_key`).
+type Key = (u64, u64, u64, u64, u64, String, [bool; 4], i32);
+
+/// Per-game replay state.
+struct Live {
+    id: u64,
+    tokens: Vec<String>,
+    ply: usize,
+    keys: Vec<Key>,
+    /// irreversible[j]: the move played from position j cannot be undone (python-chess
+    /// `is_irreversible`: zeroing, castling rights lost, or a legal en passant existed).
+    irreversible: Vec<bool>,
+    fault: Option<(u32, String)>,
+}
+
+/// Status of one position from the `position_status` stage.
+#[derive(Clone)]
+struct Status {
+    n_legal: i64,
+    in_check: bool,
+    ep_legal_sq: Option<u8>,
+    insufficient: bool,
+    key: Key,
+}
+
+/// Validates a batch of games (each with the name of its file) in one ply-synchronous
+/// replay. Reports come back in input order.
+///
+/// Errors: only pipeline failures ([`Error::DataFusion`]); every input fault is reported in
+/// its game's row.
+pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Result<Vec<GameReport>> {
+    let mut reports: Vec<GameReport> = games.iter().map(|(file, g)| base_report(file, g)).collect();
+    let mut live: Vec<Live> = vec![];
+    let mut setups: Vec<(u64, Setup)> = vec![];
+    for (i, (_, g)) in games.iter().enumerate() {
+        let r = &mut reports[i];
+        if let Some(v) = g.tag("Variant") {
+            let v = v.trim().to_ascii_lowercase();
+            if !(v.is_empty() || v == "standard" || v == "chess") {
+                r.first_illegal_ply = Some(0);
+                r.error_kind = Some(kind::UNSUPPORTED_VARIANT.into());
+                r.error_message = Some(format!("game {}: Variant tag {v:?}: only standard chess is supported", r.game_index));
+                continue;
+            }
+        }
+        let setup = match g.tag("FEN") {
+            Some(fen) => match Setup::from_fen(fen) {
+                Ok(s) => s,
+                Err(e) => {
+                    set_error(r, 0, kind::SETUP, format!("game {}: FEN tag {}: {e}", r.game_index, e.field.as_str()));
+                    continue;
+                }
+            },
+            None => Setup::standard(),
+        };
+        let fault = g.fault.as_ref().map(|f| (f.ply, format!("{}", f.message)));
+        live.push(Live {
+            id: i as u64,
+            tokens: g.moves.clone(),
+            ply: 0,
+            keys: vec![],
+            irreversible: vec![],
+            fault,
+        });
+        setups.push((i as u64, setup));
+    }
+    let p = engine.pipeline();
+    let pairs: Vec<(u64, &Setup)> = setups.iter().map(|(i, s)| (*i, s)).collect();
+    let (positions, pieces) = tables::setups_to_batches(&pairs)?;
+    p.set_table("positions", vec![positions]).await?;
+    p.set_table("pieces", vec![pieces]).await?;
+
+    // set-up positions the engine rejects (side not to move in check, impossible checks)
+    if !live.is_empty() {
+        p.run_all(LEGAL).await?;
+        let bad = setup_errors(&p.run("setup_checks").await?)?;
+        if !bad.is_empty() {
+            for l in &live {
+                if let Some(msg) = bad.get(&l.id) {
+                    let r = &mut reports[l.id as usize];
+                    set_error(r, 0, kind::SETUP, format!("game {}: FEN tag position: {msg}", r.game_index));
+                }
+            }
+            live.retain(|l| !bad.contains_key(&l.id));
+            keep_ids(engine, &live).await?;
+        }
+    }
+
+    while !live.is_empty() {
+        p.run_all(LEGAL).await?;
+        p.run("position_keys").await?;
+        let status = read_status(&p.run("position_status").await?)?;
+        let current = tables::batches_to_setups(&p.table("positions").await?, &p.table("pieces").await?)?;
+        let mut tokens: Vec<(u64, SanToken)> = vec![];
+        let mut finished: Vec<u64> = vec![];
+        for l in live.iter_mut() {
+            let Some(st) = status.get(&l.id) else {
+                finished.push(l.id);
+                continue;
+            };
+            l.keys.push(st.key.clone());
+            let r = &mut reports[l.id as usize];
+            let ply = l.ply as u32 + 1;
+            let Some(token) = l.tokens.get(l.ply) else {
+                if let Some((_, msg)) = &l.fault {
+                    set_error(r, ply, kind::SYNTAX, format!("game {}: ply {ply}: {msg}", r.game_index));
+                }
+                finish(r, l, st, current.get(&l.id));
+                finished.push(l.id);
+                continue;
+            };
+            match parse_san(token) {
+                Ok((t, _)) => tokens.push((l.id, t)),
+                Err(e) => {
+                    set_error(r, ply, kind::SYNTAX, format!("game {}: ply {ply}: token {:?}: {e}", r.game_index, short(token)));
+                    finish(r, l, st, current.get(&l.id));
+                    finished.push(l.id);
+                }
+            }
+        }
+        let index: HashMap<u64, usize> = live.iter().enumerate().map(|(i, l)| (l.id, i)).collect();
+        if !tokens.is_empty() {
+            let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
+            p.set_table("tokens", vec![tables::tokens_to_batch(&pairs)?]).await?;
+            p.run("token_matches").await?;
+            let verdicts = read_verdicts(&p.run("token_verdicts").await?)?;
+            let moves = p.run("token_moves").await?;
+            let flags = move_flags(&moves)?;
+            p.set_table("chosen_moves", moves).await?;
+            p.run_all(APPLY).await?;
+            let mut unmatched: Vec<u64> = vec![];
+            for (id, t) in &tokens {
+                let l = index.get(id).and_then(|&i| live.get_mut(i)).ok_or(Error::Poisoned)?;
+                let r = &mut reports[*id as usize];
+                let st = status.get(id).ok_or(Error::Poisoned)?;
+                let (n, has_piece) = verdicts.get(id).copied().unwrap_or((0, false));
+                let ply = l.ply as u32 + 1;
+                let token = &l.tokens[l.ply];
+                if matches!(t, SanToken::Null) || n == 1 {
+                    let zeroing = flags.get(id).copied().unwrap_or(false);
+                    l.irreversible.push(zeroing || st.ep_legal_sq.is_some());
+                    l.ply += 1;
+                    r.plies = l.ply as u32;
+                    continue;
+                }
+                let (k, why) = if n > 1 {
+                    (kind::AMBIGUOUS, format!("{n} legal moves match it"))
+                } else if matches!(t, SanToken::Castle { .. }) {
+                    (kind::ILLEGAL, "castling is not legal here".to_string())
+                } else {
+                    unmatched.push(*id);
+                    if has_piece {
+                        (kind::ILLEGAL, "no legal move matches it".to_string())
+                    } else {
+                        (kind::NO_SUCH_PIECE, "the side to move has no such piece there".to_string())
+                    }
+                };
+                let side = if current.get(id).map(|s| s.side_to_move) == Some(Color::Black) { "black" } else { "white" };
+                set_error(r, ply, k, format!("game {}: ply {ply} ({side}): {:?}: {why}", r.game_index, short(token)));
+                finish(r, l, st, current.get(id));
+                finished.push(*id);
+            }
+            if !unmatched.is_empty() {
+                for id in wrong_side(engine, &unmatched).await? {
+                    let r = &mut reports[id as usize];
+                    r.error_kind = Some(kind::WRONG_SIDE.into());
+                    if let Some(m) = &mut r.error_message {
+                        *m = m.replace("the side to move has no such piece there", "only the side not to move has this move")
+                            .replace("no legal move matches it", "only the side not to move has this move");
+                    }
+                }
+            }
+            let finished: std::collections::HashSet<u64> = finished.into_iter().collect();
+            live.retain(|l| !finished.contains(&l.id));
+            let keep: std::collections::HashSet<u64> = live.iter().map(|l| l.id).collect();
+            let positions = tables::filter_ids(&p.table("next_positions").await?, |id| keep.contains(&id))?;
+            let pieces = tables::filter_ids(&p.table("next_pieces").await?, |id| keep.contains(&id))?;
+            p.set_table("positions", positions).await?;
+            p.set_table("pieces", pieces).await?;
+            // castling rights lost also make a move irreversible
+            fix_rights_irreversible(engine, &mut live).await?;
+        } else {
+            let finished: std::collections::HashSet<u64> = finished.into_iter().collect();
+            live.retain(|l| !finished.contains(&l.id));
+            keep_ids(engine, &live).await?;
+        }
+    }
+    Ok(reports)
+}
+
+/// Marks the last move of each live game irreversible when it changed castling rights.
+async fn fix_rights_irreversible(engine: &Engine, live: &mut [Live]) -> Result<()> {
+    let positions = engine.pipeline().table("positions").await?;
+    let index: HashMap<u64, usize> = live.iter().enumerate().map(|(i, l)| (l.id, i)).collect();
+    for b in &positions {
+        let id = b.column(0).as_primitive::<UInt64Type>();
+        let rights: Vec<&BooleanArray> = ["white_kingside", "white_queenside", "black_kingside", "black_queenside"]
+            .iter()
+            .map(|n| column::<BooleanArray>(b, n))
+            .collect::<Result<_>>()?;
+        for i in 0..b.num_rows() {
+            let Some(l) = index.get(&id.value(i)).and_then(|&j| live.get_mut(j)) else { continue };
+            let now = [rights[0].value(i), rights[1].value(i), rights[2].value(i), rights[3].value(i)];
+            if let (Some(before), Some(last)) = (l.keys.last(), l.irreversible.last_mut()) {
+                if before.6 != now {
+                    *last = true;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Keeps only the live games in `positions` and `pieces`.
+async fn keep_ids(engine: &Engine, live: &[Live]) -> Result<()> {
+    let p = engine.pipeline();
+    let keep: std::collections::HashSet<u64> = live.iter().map(|l| l.id).collect();
+    for name in ["positions", "pieces"] {
+        let kept = tables::filter_ids(&p.table(name).await?, |id| keep.contains(&id))?;
+        p.set_table(name, kept).await?;
+    }
+    Ok(())
+}
+
+/// The games among `ids` whose token is exactly one legal move of the other side
+/// (en passant square cleared): stages `flipped_positions`, then the legal-move stages and
+/// token resolution again. The tables `positions`/`pieces` are left as `flipped_*`.
+async fn wrong_side(engine: &Engine, ids: &[u64]) -> Result<Vec<u64>> {
+    let p = engine.pipeline();
+    let tokens = tables::filter_ids(&p.table("tokens").await?, |id| ids.contains(&id))?;
+    p.set_table("tokens", tokens).await?;
+    let positions = p.run("flipped_positions").await?;
+    let pieces = tables::filter_ids(&p.table("pieces").await?, |id| ids.contains(&id))?;
+    p.set_table("positions", positions).await?;
+    p.set_table("pieces", pieces).await?;
+    p.run_all(LEGAL).await?;
+    p.run("token_matches").await?;
+    let verdicts = read_verdicts(&p.run("token_verdicts").await?)?;
+    Ok(verdicts.into_iter().filter(|(_, (n, _))| *n == 1).map(|(id, _)| id).collect())
+}
+
+fn short(token: &str) -> String {
+    if token.len() > 40 {
+        let cut: String = token.chars().take(32).collect();
+        format!("{cut}... ({} bytes)", token.len())
+    } else {
+        token.to_string()
+    }
+}
+
+fn set_error(r: &mut GameReport, ply: u32, k: &str, msg: String) {
+    r.first_illegal_ply = Some(ply);
+    r.error_kind = Some(k.to_string());
+    r.error_message = Some(msg);
+}
+
+fn base_report(file: &str, g: &RawGame) -> GameReport {
+    let tag = |n: &str| g.tag(n).unwrap_or("?").to_string();
+    GameReport {
+        file: file.to_string(),
+        game_index: g.index as u64,
+        white: tag("White"),
+        black: tag("Black"),
+        event: tag("Event"),
+        date: tag("Date"),
+        result: g.tag("Result").unwrap_or("*").to_string(),
+        start_fen: g.tag("FEN").map(str::to_string),
+        result_consistent: true,
+        ..Default::default()
+    }
+}
+
+/// Fills final FEN and status (python-chess `outcome(claim_draw=False)` order, then
+/// fifty-move and threefold claims: see `shared/data/oracle/README.md`).
+fn finish(r: &mut GameReport, l: &Live, st: &Status, setup: Option<&Setup>) {
+    if let Some(s) = setup {
+        let mut s = *s;
+        s.ep_square = st.ep_legal_sq;
+        r.final_fen = Some(s.to_fen());
+    }
+    let halfmove = setup.map(|s| s.halfmove_clock).unwrap_or(0);
+    let reps = repetitions(l);
+    let status = if st.n_legal == 0 && st.in_check {
+        "checkmate"
+    } else if st.n_legal == 0 {
+        "stalemate"
+    } else if st.insufficient {
+        "insufficient_material"
+    } else if halfmove >= 150 {
+        "seventyfive_moves"
+    } else if reps >= 5 {
+        "fivefold_repetition"
+    } else if halfmove >= 100 {
+        "fifty_moves"
+    } else if reps >= 3 {
+        "threefold_repetition"
+    } else {
+        "ongoing"
+    };
+    r.final_status = Some(status.to_string());
+    let mover = setup.map(|s| s.side_to_move);
+    r.result_consistent = match status {
+        "checkmate" => match mover {
+            Some(Color::White) => r.result == "0-1",
+            Some(Color::Black) => r.result == "1-0",
+            None => true,
+        },
+        "stalemate" => r.result == "1/2-1/2",
+        _ => true,
+    };
+}
+
+/// How often the current (last) position of a game has occurred since the last
+/// irreversible move (python-chess `Board.is_repetition`).
+fn repetitions(l: &Live) -> usize {
+    let Some(current) = l.keys.last() else { return 0 };
+    let mut count = 1;
+    for j in (0..l.keys.len() - 1).rev() {
+        if l.irreversible.get(j).copied().unwrap_or(true) {
+            break;
+        }
+        if &l.keys[j] == current {
+            count += 1;
+        }
+    }
+    count
+}
+
+fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Status>> {
+    let mut out = HashMap::new();
+    for b in batches {
+        let id = b.column(0).as_primitive::<UInt64Type>();
+        let n: &Int64Array = column(b, "n_legal")?;
+        let check: &BooleanArray = column(b, "in_check")?;
+        let wi: &BooleanArray = column(b, "white_insufficient")?;
+        let bi: &BooleanArray = column(b, "black_insufficient")?;
+        let keys: Vec<_> = ["key_occupied", "key_white", "key_bit0", "key_bit1", "key_bit2"]
+            .iter()
+            .map(|k| b.column_by_name(k).map(|c| c.as_primitive::<UInt64Type>().clone()))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| Error::Schema("position_status keys".into()))?;
+        let side: &StringArray = column(b, "side_to_move")?;
+        let rights: Vec<&BooleanArray> = ["white_kingside", "white_queenside", "black_kingside", "black_queenside"]
+            .iter()
+            .map(|n| column::<BooleanArray>(b, n))
+            .collect::<Result<_>>()?;
+        let ep: &Int32Array = column(b, "ep_key")?;
+        for i in 0..b.num_rows() {
+            let ep_key = if ep.is_null(i) { -1 } else { ep.value(i) };
+            out.insert(
+                id.value(i),
+                Status {
+                    n_legal: n.value(i),
+                    in_check: check.value(i),
+                    ep_legal_sq: (ep_key >= 0).then_some(ep_key as u8),
+                    insufficient: wi.value(i) && bi.value(i),
+                    key: (
+                        keys[0].value(i),
+                        keys[1].value(i),
+                        keys[2].value(i),
+                        keys[3].value(i),
+                        keys[4].value(i),
+                        side.value(i).to_string(),
+                        [rights[0].value(i), rights[1].value(i), rights[2].value(i), rights[3].value(i)],
+                        ep_key,
+                    ),
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn read_verdicts(batches: &[RecordBatch]) -> Result<BTreeMap<u64, (i64, bool)>> {
+    let mut out = BTreeMap::new();
+    for b in batches {
+        let id = b.column(0).as_primitive::<UInt64Type>();
+        let n: &Int64Array = column(b, "n_matches")?;
+        let has: &BooleanArray = column(b, "has_piece")?;
+        for i in 0..b.num_rows() {
+            out.insert(id.value(i), (n.value(i), has.value(i)));
+        }
+    }
+    Ok(out)
+}
+
+/// Per chosen move: whether it is zeroing (pawn move or capture, FIDE art. 9.3).
+fn move_flags(batches: &[RecordBatch]) -> Result<HashMap<u64, bool>> {
+    let mut out = HashMap::new();
+    for b in batches {
+        let id = b.column(0).as_primitive::<UInt64Type>();
+        let piece: &StringArray = column(b, "piece")?;
+        let captured: &StringArray = column(b, "captured")?;
+        for i in 0..b.num_rows() {
+            let zeroing = (!piece.is_null(i) && piece.value(i) == "P") || !captured.is_null(i);
+            out.insert(id.value(i), zeroing);
+        }
+    }
+    Ok(out)
+}
+
+fn setup_errors(batches: &[RecordBatch]) -> Result<HashMap<u64, String>> {
+    let mut out = HashMap::new();
+    for b in batches {
+        let id = b.column(0).as_primitive::<UInt64Type>();
+        let msg: &StringArray = column(b, "message")?;
+        for i in 0..b.num_rows() {
+            out.entry(id.value(i)).or_insert_with(|| msg.value(i).to_string());
+        }
+    }
+    Ok(out)
+}

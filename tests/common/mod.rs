@@ -1,0 +1,102 @@
+//! Helpers shared by the test targets.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use datafusion::arrow::array::AsArray;
+use datafusion::arrow::datatypes::UInt64Type;
+use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use sqlchess::pgn::PgnReader;
+use sqlchess::validate::{GameReport, validate_games};
+use sqlchess::{Engine, PipelineConfig, Setup};
+
+pub fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime")
+}
+
+pub async fn engine() -> Engine {
+    Engine::new(PipelineConfig::default()).await.expect("engine")
+}
+
+pub fn setup(fen: &str) -> Setup {
+    Setup::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+}
+
+/// A file of tests/data.
+pub fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+}
+
+/// A legal move as the engine reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mv {
+    pub uci: String,
+    pub san: String,
+}
+
+/// Legal moves per position (index into `setups`), sorted by UCI.
+pub async fn moves_by_position(e: &Engine, setups: &[Setup]) -> Vec<Vec<Mv>> {
+    let mut out = vec![vec![]; setups.len()];
+    for b in e.legal_moves(setups).await.expect("legal moves") {
+        let id = b.column(0).as_primitive::<UInt64Type>();
+        let uci = b.column_by_name("uci").expect("uci").as_string::<i32>();
+        let san = b.column_by_name("san").expect("san").as_string::<i32>();
+        for i in 0..b.num_rows() {
+            out[id.value(i) as usize].push(Mv { uci: uci.value(i).to_string(), san: san.value(i).to_string() });
+        }
+    }
+    for v in &mut out {
+        v.sort_by(|a, b| a.uci.cmp(&b.uci));
+    }
+    out
+}
+
+pub async fn ucis(e: &Engine, fen: &str) -> Vec<String> {
+    moves_by_position(e, &[setup(fen)]).await.remove(0).into_iter().map(|m| m.uci).collect()
+}
+
+/// Validates PGN text and returns the reports.
+pub async fn validate_text(e: &Engine, pgn: &str) -> Vec<GameReport> {
+    let games: Vec<_> = PgnReader::new(pgn.as_bytes()).map(|g| ("test.pgn", g.expect("read"))).collect();
+    validate_games(e, &games).await.expect("validate")
+}
+
+/// Plays SAN moves from a FEN and returns the final FEN (all moves must be legal).
+pub async fn play(e: &Engine, fen: &str, sans: &[&str]) -> String {
+    let pgn = format!("[FEN \"{fen}\"]\n[SetUp \"1\"]\n\n{} *\n", sans.join(" "));
+    let r = validate_text(e, &pgn).await.remove(0);
+    assert_eq!(r.error_kind, None, "{r:?}");
+    r.final_fen.expect("final fen")
+}
+
+/// Positions of seeded random games played with shakmaty, with their legal moves as
+/// (UCI, SAN with +/#) sorted by UCI.
+pub fn random_playout_positions(seed: u64, n: usize) -> Vec<(String, Vec<(String, String)>)> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    let mut out = vec![];
+    while out.len() < n {
+        let mut pos = Chess::default();
+        for _ in 0..160 {
+            let moves = pos.legal_moves();
+            let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+            let mut listed: Vec<(String, String)> = moves
+                .iter()
+                .map(|m| (m.to_uci(CastlingMode::Standard).to_string(), SanPlus::from_move(pos.clone(), m.clone()).to_string()))
+                .collect();
+            listed.sort();
+            out.push((fen, listed));
+            if moves.is_empty() || out.len() >= n {
+                break;
+            }
+            let m = moves[next() % moves.len()].clone();
+            pos.play_unchecked(m);
+        }
+    }
+    out
+}

@@ -1,0 +1,153 @@
+//! Heavy checks over all of ../shared/data (feature `shared-data`, run by .ci/run):
+//! perft.csv, the 19,600 standard oracle positions, every standard game of games.csv,
+//! and the 300 corrupted games of bad/illegal.csv.
+
+mod common;
+use common::*;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use sqlchess::Setup;
+use sqlchess::pgn::PgnReader;
+use sqlchess::validate::{GameReport, validate_games};
+
+fn shared(name: &str) -> PathBuf {
+    let root = std::env::var("SQLCHESS_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
+    root.join(name)
+}
+
+#[test]
+fn perft_suite_rows_up_to_10000_nodes() {
+    let mut rdr = csv::Reader::from_path(shared("perft/perft.csv")).expect("perft.csv");
+    let mut by_depth: HashMap<u32, Vec<(String, u64)>> = HashMap::new();
+    for r in rdr.records() {
+        let r = r.expect("row");
+        let nodes: u64 = r[4].parse().expect("nodes");
+        if r[5].eq_ignore_ascii_case("true") || nodes > 10_000 {
+            continue;
+        }
+        by_depth.entry(r[3].parse().expect("depth")).or_default().push((r[2].to_string(), nodes));
+    }
+    let total: usize = by_depth.values().map(Vec::len).sum();
+    assert!(total > 12_000, "{total} rows");
+    rt().block_on(async {
+        let e = engine().await;
+        let mut depths: Vec<_> = by_depth.keys().copied().collect();
+        depths.sort();
+        for d in depths {
+            let rows = &by_depth[&d];
+            for chunk in rows.chunks(400) {
+                let setups: Vec<Setup> = chunk.iter().map(|(f, _)| setup(f)).collect();
+                let got = e.perft(&setups, d).await.expect("perft");
+                for ((fen, want), have) in chunk.iter().zip(got) {
+                    assert_eq!(have, *want, "perft({fen}, {d})");
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn all_standard_oracle_positions() {
+    let file = std::fs::File::open(shared("oracle/positions.csv.gz")).expect("positions.csv.gz");
+    let mut rdr = csv::Reader::from_reader(flate2::read::GzDecoder::new(file));
+    let rows: Vec<(String, String)> = rdr
+        .records()
+        .map(|r| r.expect("row"))
+        .filter(|r| !r[6].eq_ignore_ascii_case("true"))
+        .map(|r| (r[0].to_string(), r[2].to_string()))
+        .collect();
+    assert_eq!(rows.len(), 19_600);
+    rt().block_on(async {
+        let e = engine().await;
+        for chunk in rows.chunks(2000) {
+            let setups: Vec<Setup> = chunk.iter().map(|(f, _)| setup(f)).collect();
+            let got = moves_by_position(&e, &setups).await;
+            for ((fen, want), have) in chunk.iter().zip(got) {
+                let mut want: Vec<&str> = want.split_whitespace().collect();
+                want.sort();
+                let have: Vec<&str> = have.iter().map(|m| m.uci.as_str()).collect();
+                assert_eq!(have, want, "{fen}");
+            }
+        }
+    });
+}
+
+async fn validate_files(e: &sqlchess::Engine, rels: &[String]) -> Vec<GameReport> {
+    let mut games = vec![];
+    for rel in rels {
+        let bytes = std::fs::read(shared(rel)).unwrap_or_else(|err| panic!("{rel}: {err}"));
+        games.extend(PgnReader::new(&bytes[..]).map(|g| (rel.as_str(), g.expect("read"))));
+    }
+    let mut out = vec![];
+    for chunk in games.chunks(2000) {
+        out.extend(validate_games(e, chunk).await.expect("validate"));
+    }
+    out
+}
+
+#[test]
+fn every_standard_game_matches_python_chess() {
+    let mut rdr = csv::Reader::from_path(shared("oracle/games.csv")).expect("games.csv");
+    let headers = rdr.headers().expect("headers").clone();
+    let col = |n: &str| headers.iter().position(|h| h == n).expect(n);
+    let (file, idx, plies, first, fen, status, variant) =
+        (col("file"), col("game_index"), col("plies"), col("first_illegal_ply"), col("final_fen"), col("final_status"), col("variant"));
+    let mut by_file: HashMap<String, Vec<csv::StringRecord>> = HashMap::new();
+    for r in rdr.records() {
+        let r = r.expect("row");
+        by_file.entry(r[file].to_string()).or_default().push(r);
+    }
+    let (mut compared, mut variants) = (0, 0);
+    rt().block_on(async {
+        let e = engine().await;
+        let mut files: Vec<_> = by_file.keys().cloned().collect();
+        files.sort();
+        let all = validate_files(&e, &files).await;
+        let mut reports_by_file: HashMap<String, Vec<GameReport>> = HashMap::new();
+        for r in all {
+            reports_by_file.entry(r.file.clone()).or_default().push(r);
+        }
+        for f in files {
+            let reports = reports_by_file.remove(&f).unwrap_or_default();
+            let rows = &by_file[&f];
+            assert_eq!(reports.len(), rows.len(), "{f}: game count");
+            for (rep, row) in reports.iter().zip(rows) {
+                assert_eq!(rep.game_index.to_string(), &row[idx]);
+                if &row[variant] != "standard" {
+                    assert_eq!(rep.error_kind.as_deref(), Some("unsupported_variant"), "{f} #{}", rep.game_index);
+                    variants += 1;
+                    continue;
+                }
+                let ctx = format!("{f} #{}: {rep:?}", rep.game_index);
+                assert_eq!(rep.plies.to_string(), &row[plies], "plies {ctx}");
+                assert_eq!(rep.first_illegal_ply.map(|p| p.to_string()).unwrap_or_default(), &row[first], "first illegal {ctx}");
+                assert_eq!(rep.final_fen.as_deref().unwrap_or(""), &row[fen], "final FEN {ctx}");
+                assert_eq!(rep.final_status.as_deref().unwrap_or(""), &row[status], "status {ctx}");
+                compared += 1;
+            }
+        }
+    });
+    assert!(compared > 5_500, "{compared} standard games compared");
+    assert_eq!(variants, 9);
+}
+
+#[test]
+fn corrupted_games_report_ply_and_kind() {
+    let mut rdr = csv::Reader::from_path(shared("bad/illegal.csv")).expect("illegal.csv");
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
+    assert_eq!(rows.len(), 300);
+    let reports = rt().block_on(async { validate_files(&engine().await, &["bad/illegal.pgn".to_string()]).await });
+    assert_eq!(reports.len(), 300);
+    let mut wrong = vec![];
+    for (rep, row) in reports.iter().zip(&rows) {
+        let want = (Some(row[3].parse::<u32>().expect("ply")), Some(row[6].to_string()));
+        if (rep.first_illegal_ply, rep.error_kind.clone()) != want {
+            wrong.push(format!("game {} token {:?}: want {want:?}, got {:?} {:?} ({:?})", row[1].to_string(), &row[4], rep.first_illegal_ply, rep.error_kind, rep.error_message));
+        }
+    }
+    assert!(wrong.is_empty(), "{} of 300 wrong:\n{}", wrong.len(), wrong.join("\n"));
+}

@@ -13,6 +13,7 @@ pub mod pgn;
 pub mod pipeline;
 pub mod report;
 pub mod san;
+pub mod seed;
 pub mod tables;
 pub mod validate;
 

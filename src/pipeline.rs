@@ -152,7 +152,9 @@ impl Pipeline {
         let session = SessionConfig::new()
             .with_target_partitions(partitions)
             .with_batch_size(config.batch_size)
-            .with_information_schema(true);
+            .with_information_schema(true)
+            // our tables use Utf8; keep SQL string literals and casts in the same type
+            .set_bool("datafusion.sql_parser.map_string_types_to_utf8view", false);
         let ctx = SessionContext::new_with_config(session);
         let mut pipeline = Pipeline {
             ctx,

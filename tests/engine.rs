@@ -114,7 +114,7 @@ fn fide_rules_the_seed_breaks() {
         let m = ucis(&e, "7k/8/8/K2pP3/8/8/8/8 w - d6 0 1").await;
         assert!(m.contains(&"e5d6".to_string()), "{m:?}");
         // ... and when the capturing pawn is pinned on a diagonal it may only capture along it
-        let m = ucis(&e, "7k/8/8/3pP3/8/2K5/8/7b w - d6 0 1").await;
+        let m = ucis(&e, "7b/8/8/3pP3/8/8/8/K6k w - d6 0 1").await;
         assert!(!m.contains(&"e5d6".to_string()), "{m:?}");
         // double check: only king moves
         let m = ucis(&e, "4k3/8/8/8/8/5n2/8/r3K3 w - - 0 1").await;

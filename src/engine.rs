@@ -104,6 +104,50 @@ impl Engine {
         p.run("san").await
     }
 
+    /// The seed's use case: validates one move token (SAN, UCI or null move, as python-chess
+    /// `parse_san` reads them) per position and returns, per position, the position after it,
+    /// or why the token was refused (not a move, no legal move matches, or several do).
+    /// Stages: `LEGAL`, `token_matches`, `token_verdicts`, `token_moves`, `APPLY`.
+    pub async fn play_tokens(&self, setups: &[Setup], tokens: &[&str]) -> Result<Vec<std::result::Result<Setup, String>>> {
+        if setups.len() != tokens.len() {
+            return Err(Error::Usage(format!("{} positions but {} tokens", setups.len(), tokens.len())));
+        }
+        let mut out: Vec<std::result::Result<Setup, String>> = vec![Err(String::new()); setups.len()];
+        let mut lexed = vec![];
+        for (i, t) in tokens.iter().enumerate() {
+            match crate::san::parse_san(t) {
+                Ok((tok, _)) => lexed.push((i as u64, tok)),
+                Err(e) => out[i] = Err(e.to_string()),
+            }
+        }
+        let p = &self.pipeline;
+        self.load(setups).await?;
+        p.run_all(LEGAL).await?;
+        let pairs: Vec<(u64, &crate::san::SanToken)> = lexed.iter().map(|(i, t)| (*i, t)).collect();
+        p.set_table("tokens", vec![tables::tokens_to_batch(&pairs)?]).await?;
+        p.run("token_matches").await?;
+        for b in p.run("token_verdicts").await? {
+            let id = b.column(0).as_primitive::<UInt64Type>();
+            let n = b.column(1).as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+            for i in 0..b.num_rows() {
+                let (pos, n) = (id.value(i) as usize, n.value(i));
+                if n != 1 && !matches!(lexed.iter().find(|(j, _)| *j as usize == pos), Some((_, crate::san::SanToken::Null))) {
+                    out[pos] = Err(if n == 0 { "no legal move matches".into() } else { format!("{n} legal moves match") });
+                }
+            }
+        }
+        let moves = p.run("token_moves").await?;
+        p.set_table("chosen_moves", moves).await?;
+        self.advance().await?;
+        let next = tables::batches_to_setups(&p.table("positions").await?, &p.table("pieces").await?)?;
+        for (id, s) in next {
+            if let Some(slot) = out.get_mut(id as usize) {
+                *slot = Ok(s);
+            }
+        }
+        Ok(out)
+    }
+
     /// Checks set-up positions with the attack rules (stage `setup_checks`): for each setup,
     /// `None` if it is a position a game can be in, else the kind (`kings_adjacent`,
     /// `opposite_check`, `too_many_checkers`, `impossible_check`) and a message. The static

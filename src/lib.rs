@@ -11,9 +11,11 @@ pub mod error;
 pub mod fen;
 pub mod pgn;
 pub mod pipeline;
+pub mod profile;
 pub mod report;
 pub mod san;
 pub mod seed;
+pub mod slot;
 pub mod tables;
 pub mod validate;
 

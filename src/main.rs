@@ -69,8 +69,31 @@ enum Command {
     },
     /// Print the logical and physical plan of one stage, or of all.
     Explain {
-        /// Stage name (see plans/README.md).
+        /// Which pipeline: ours (fide) or the seed replica (seed).
+        #[arg(long, value_enum, default_value_t = sqlchess::profile::PipelineKind::Fide)]
+        pipeline: sqlchess::profile::PipelineKind,
+        /// Run the stage(s) on the default input (1,000 positions) first and print the
+        /// physical plan with DataFusion's metrics.
+        #[arg(long)]
+        analyze: bool,
+        /// Stage name (see plans/README.md, plans/seed/README.md).
         stage: Option<String>,
+    },
+    /// Run a pipeline with DataFusion's metrics and print one row per stage: rows, planning
+    /// and execution time, compute time, share, peak memory.
+    Profile {
+        /// Which pipeline: ours (fide) or the seed replica (seed).
+        #[arg(long, value_enum, default_value_t = sqlchess::profile::PipelineKind::Fide)]
+        pipeline: sqlchess::profile::PipelineKind,
+        /// Positions: one FEN per line, or CSV with a `fen` column (default: 1,000
+        /// positions of tests/data/oracle_positions.csv).
+        #[arg(long)]
+        fens: Option<PathBuf>,
+        /// PGN files (fide: games validated; seed: their start positions).
+        pgn: Vec<PathBuf>,
+        /// Also write the per-stage rows here as JSON lines.
+        #[arg(long)]
+        json: Option<PathBuf>,
     },
 }
 
@@ -119,22 +142,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             println!("nodes: {nodes}");
             Ok(ExitCode::SUCCESS)
         }
-        Command::Explain { stage } => {
-            let names: Vec<String> = match stage {
-                Some(s) => vec![s],
-                None => sqlchess::pipeline::STAGES.iter().map(|s| s.name.to_string()).collect(),
-            };
-            for name in names {
-                let plan = engine.pipeline().plan(&name)?;
-                let physical = engine.pipeline().physical_plan(plan).await?;
-                println!("== stage {name}\n-- logical plan\n{}", plan.display_indent());
-                println!(
-                    "-- physical plan\n{}",
-                    datafusion::physical_plan::displayable(physical.as_ref()).indent(true)
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Explain { pipeline, analyze, stage } => sqlchess::profile::explain_command(&engine, pipeline, stage, analyze).await,
+        Command::Profile { pipeline, fens, pgn, json } => sqlchess::profile::profile_command(&engine, pipeline, fens, pgn, json).await,
     }
 }
 
@@ -204,27 +213,9 @@ async fn validate(
         plies as f64 / secs
     );
     if profile {
-        print_profile(engine);
+        sqlchess::profile::print_profile(engine);
     }
     Ok(if bad == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
-}
-
-fn print_profile(engine: &Engine) {
-    let rows = engine.pipeline().profile();
-    let total: f64 = rows.iter().map(|(_, p)| (p.planning + p.execution).as_secs_f64()).sum();
-    println!("{:<18} {:>6} {:>12} {:>11} {:>11} {:>6}", "stage", "runs", "rows", "plan ms", "exec ms", "share");
-    for (name, p) in rows {
-        let t = (p.planning + p.execution).as_secs_f64();
-        println!(
-            "{:<18} {:>6} {:>12} {:>11.1} {:>11.1} {:>5.1}%",
-            name,
-            p.runs,
-            p.rows,
-            p.planning.as_secs_f64() * 1e3,
-            p.execution.as_secs_f64() * 1e3,
-            100.0 * t / total.max(1e-9)
-        );
-    }
 }
 
 async fn moves(engine: &Engine, fen: Option<String>, fens: Option<PathBuf>, out: Option<PathBuf>) -> Result<ExitCode> {

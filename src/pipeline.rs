@@ -16,18 +16,22 @@
 //! `chosen_moves`, `tokens`, `perft_nodes`.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::SchemaRef;
-use datafusion::datasource::{MemTable, TableProvider};
+use datafusion::datasource::TableProvider;
+use datafusion::physical_plan::execution_plan::reset_plan_states;
 use datafusion::logical_expr::LogicalPlan;
+use datafusion::physical_plan::metrics::MetricValue;
 use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 use crate::error::{Error, Result};
+use crate::slot::SlotTable;
 use crate::tables;
 
 /// A stage: its name (the table it fills) and its SQL text from `plans/`.
@@ -115,6 +119,67 @@ pub struct StageProfile {
     pub planning: Duration,
     /// Wall time spent executing (collecting) them.
     pub execution: Duration,
+    /// DataFusion's `elapsed_compute` metric summed over every operator and partition of
+    /// the stage's physical plans, over runs (CPU-bound work; with several partitions it
+    /// can exceed the wall time).
+    pub compute: Duration,
+    /// The largest, over runs, of the stage's summed operator peak memory (DataFusion's
+    /// peak-memory metrics: hash join build sides, hash aggregates, …), in bytes; `None`
+    /// if no operator of the stage reports one.
+    pub peak_memory: Option<u64>,
+}
+
+impl StageProfile {
+    /// Adds one run: its output rows, planning and execution wall times, and the metrics of
+    /// its executed physical plan (see [`plan_metrics`]).
+    pub fn add_run(&mut self, rows: usize, planning: Duration, execution: Duration, metrics: &PlanMetrics) {
+        self.runs += 1;
+        self.rows += rows as u64;
+        self.planning += planning;
+        self.execution += execution;
+        self.compute += metrics.compute;
+        if let Some(m) = metrics.peak_memory {
+            self.peak_memory = Some(self.peak_memory.map_or(m, |p| p.max(m)));
+        }
+    }
+}
+
+/// DataFusion execution metrics of one executed physical plan, summed over its operators.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlanMetrics {
+    /// Rows the root operator produced (`output_rows`); `None` if it reports none.
+    pub output_rows: Option<u64>,
+    /// `elapsed_compute` summed over all operators and partitions.
+    pub compute: Duration,
+    /// Peak-memory metrics (`MetricValue::PeakMemoryUsage`: `peak_mem_used`,
+    /// `build_mem_used`, `max_mem_used`) summed over all operators and partitions, in bytes;
+    /// `None` if no operator reports one.
+    pub peak_memory: Option<u64>,
+}
+
+/// Walks an executed physical plan and sums its operators' metrics (`plan.metrics()` of
+/// every node; see [`PlanMetrics`]). Call it after the plan ran: before, the figures are 0.
+pub fn plan_metrics(plan: &dyn ExecutionPlan) -> PlanMetrics {
+    fn walk(plan: &dyn ExecutionPlan, nanos: &mut u64, mem: &mut Option<u64>) {
+        if let Some(set) = plan.metrics() {
+            *nanos += set.elapsed_compute().unwrap_or(0) as u64;
+            for m in set.iter() {
+                if let MetricValue::PeakMemoryUsage { gauge, .. } = m.value() {
+                    *mem = Some(mem.unwrap_or(0) + gauge.value() as u64);
+                }
+            }
+        }
+        for child in plan.children() {
+            walk(child.as_ref(), nanos, mem);
+        }
+    }
+    let (mut nanos, mut mem) = (0u64, None);
+    walk(plan, &mut nanos, &mut mem);
+    PlanMetrics {
+        output_rows: plan.metrics().and_then(|m| m.output_rows()).map(|r| r as u64),
+        compute: Duration::from_nanos(nanos),
+        peak_memory: mem,
+    }
 }
 
 /// Settings of a [`Pipeline`].
@@ -137,10 +202,14 @@ impl Default for PipelineConfig {
 /// The planned pipeline over one DataFusion [`SessionContext`].
 pub struct Pipeline {
     ctx: SessionContext,
-    tables: HashMap<&'static str, Arc<MemTable>>,
+    tables: HashMap<&'static str, Arc<SlotTable>>,
+    /// Physical plans created on a stage's first run, re-executed on later runs.
+    physical: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
     plans: HashMap<&'static str, LogicalPlan>,
     partitions: usize,
     profile: Mutex<HashMap<&'static str, StageProfile>>,
+    keep_plans: AtomicBool,
+    last_plans: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
 }
 
 impl Pipeline {
@@ -154,7 +223,12 @@ impl Pipeline {
             .with_batch_size(config.batch_size)
             .with_information_schema(true)
             // our tables use Utf8; keep SQL string literals and casts in the same type
-            .set_bool("datafusion.sql_parser.map_string_types_to_utf8view", false);
+            .set_bool("datafusion.sql_parser.map_string_types_to_utf8view", false)
+            // physical plans are re-executed (see crate::slot): no dynamic filters in them
+            .set_bool("datafusion.optimizer.enable_dynamic_filter_pushdown", false)
+            .set_bool("datafusion.optimizer.enable_join_dynamic_filter_pushdown", false)
+            .set_bool("datafusion.optimizer.enable_topk_dynamic_filter_pushdown", false)
+            .set_bool("datafusion.optimizer.enable_aggregate_dynamic_filter_pushdown", false);
         let ctx = SessionContext::new_with_config(session);
         let mut pipeline = Pipeline {
             ctx,
@@ -162,6 +236,9 @@ impl Pipeline {
             plans: HashMap::new(),
             partitions,
             profile: Mutex::new(HashMap::new()),
+            physical: Mutex::new(HashMap::new()),
+            keep_plans: AtomicBool::new(false),
+            last_plans: Mutex::new(HashMap::new()),
         };
         for st in STATIC_TABLES {
             let df = pipeline.ctx.sql(st.sql).await?;
@@ -187,7 +264,7 @@ impl Pipeline {
     }
 
     fn register(&mut self, name: &'static str, schema: SchemaRef) -> Result<()> {
-        let table = Arc::new(MemTable::try_new(schema, vec![vec![]; self.partitions])?);
+        let table = Arc::new(SlotTable::new(name, schema, self.partitions));
         self.ctx.register_table(name, table.clone())?;
         self.tables.insert(name, table);
         Ok(())
@@ -205,7 +282,7 @@ impl Pipeline {
         self.plans.get(stage).ok_or_else(|| Error::UnknownStage(stage.to_string()))
     }
 
-    fn table_ref(&self, name: &str) -> Result<&Arc<MemTable>> {
+    fn table_ref(&self, name: &str) -> Result<&Arc<SlotTable>> {
         self.tables.get(name).ok_or_else(|| Error::UnknownStage(name.to_string()))
     }
 
@@ -219,9 +296,7 @@ impl Pipeline {
         for (i, batch) in batches.into_iter().filter(|b| b.num_rows() > 0).enumerate() {
             parts[i % self.partitions].push(conform(batch, &schema)?);
         }
-        for (slot, part) in table.batches.iter().zip(parts) {
-            *slot.write().await = part;
-        }
+        *table.data().write().map_err(|_| Error::Poisoned)? = parts;
         Ok(())
     }
 
@@ -229,8 +304,8 @@ impl Pipeline {
     pub async fn table(&self, name: &str) -> Result<Vec<RecordBatch>> {
         let table = self.table_ref(name)?;
         let mut out = vec![];
-        for slot in &table.batches {
-            out.extend(slot.read().await.iter().cloned());
+        for part in table.data().read().map_err(|_| Error::Poisoned)?.iter() {
+            out.extend(part.iter().cloned());
         }
         Ok(out)
     }
@@ -243,18 +318,25 @@ impl Pipeline {
             .get_key_value(stage)
             .ok_or_else(|| Error::UnknownStage(stage.to_string()))?;
         let t0 = Instant::now();
-        let physical = self.physical_plan(plan).await?;
+        let cached = self.physical.lock().map_err(|_| Error::Poisoned)?.get(name).cloned();
+        let physical = match cached {
+            Some(p) => reset_plan_states(p)?,
+            None => {
+                let p = self.physical_plan(plan).await?;
+                self.physical.lock().map_err(|_| Error::Poisoned)?.insert(name, p.clone());
+                p
+            }
+        };
         let t1 = Instant::now();
-        let batches = collect(physical, self.ctx.task_ctx()).await?;
+        let batches = collect(physical.clone(), self.ctx.task_ctx()).await?;
         let t2 = Instant::now();
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         {
             let mut profile = self.profile.lock().map_err(|_| Error::Poisoned)?;
-            let p = profile.entry(name).or_default();
-            p.runs += 1;
-            p.rows += rows as u64;
-            p.planning += t1 - t0;
-            p.execution += t2 - t1;
+            profile.entry(name).or_default().add_run(rows, t1 - t0, t2 - t1, &plan_metrics(physical.as_ref()));
+        }
+        if self.keep_plans.load(Ordering::Relaxed) {
+            self.last_plans.lock().map_err(|_| Error::Poisoned)?.insert(name, physical);
         }
         self.set_table(name, batches.clone()).await?;
         Ok(batches)
@@ -290,6 +372,24 @@ impl Pipeline {
         if let Ok(mut p) = self.profile.lock() {
             p.clear();
         }
+    }
+
+    /// Whether [`Pipeline::run`] keeps each stage's last executed physical plan (with its
+    /// metrics) for [`Pipeline::last_plan`]. Off by default: an executed plan holds its
+    /// input batches and hash tables until it is replaced. Turning it off drops the kept
+    /// plans.
+    pub fn keep_last_plans(&self, keep: bool) {
+        self.keep_plans.store(keep, Ordering::Relaxed);
+        if !keep && let Ok(mut plans) = self.last_plans.lock() {
+            plans.clear();
+        }
+    }
+
+    /// The last executed physical plan of a stage, with its metrics (see
+    /// `DisplayableExecutionPlan::with_metrics`), if [`Pipeline::keep_last_plans`] was on
+    /// when the stage last ran.
+    pub fn last_plan(&self, stage: &str) -> Option<Arc<dyn ExecutionPlan>> {
+        self.last_plans.lock().ok().and_then(|p| p.get(stage).cloned())
     }
 }
 

@@ -41,6 +41,7 @@
 //! [`SeedPipeline::profile`].
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -57,7 +58,7 @@ use datafusion::scalar::ScalarValue;
 
 use crate::error::{Error, Result};
 use crate::fen::{Color, Piece, Role, Setup};
-use crate::pipeline::StageProfile;
+use crate::pipeline::{StageProfile, plan_metrics};
 
 /// `CL_DEMO_SQL_CHESS=>C_COLOR_WHITE`.
 pub const WHITE: &str = "W";
@@ -307,6 +308,8 @@ pub struct SeedPipeline {
     games: Vec<GameRow>,
     positions: Vec<SeedPosRow>,
     profile: Mutex<HashMap<&'static str, StageProfile>>,
+    keep_plans: AtomicBool,
+    last_plans: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
 }
 
 impl SeedPipeline {
@@ -340,6 +343,8 @@ impl SeedPipeline {
             games: Vec::new(),
             positions: Vec::new(),
             profile: Mutex::new(HashMap::new()),
+            keep_plans: AtomicBool::new(false),
+            last_plans: Mutex::new(HashMap::new()),
         };
         seed.register("demo_chess_game", game_schema())?;
         seed.register("demo_chess_pos", pos_schema())?;
@@ -616,15 +621,16 @@ impl SeedPipeline {
         let t0 = Instant::now();
         let physical = self.physical_plan(plan).await?;
         let t1 = Instant::now();
-        let batches = collect(physical, self.ctx.task_ctx()).await?;
+        let batches = collect(physical.clone(), self.ctx.task_ctx()).await?;
         let t2 = Instant::now();
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-        let mut profile = self.profile.lock().map_err(|_| Error::Poisoned)?;
-        let p = profile.entry(name).or_default();
-        p.runs += 1;
-        p.rows += rows as u64;
-        p.planning += t1 - t0;
-        p.execution += t2 - t1;
+        {
+            let mut profile = self.profile.lock().map_err(|_| Error::Poisoned)?;
+            profile.entry(name).or_default().add_run(rows, t1 - t0, t2 - t1, &plan_metrics(physical.as_ref()));
+        }
+        if self.keep_plans.load(Ordering::Relaxed) {
+            self.last_plans.lock().map_err(|_| Error::Poisoned)?.insert(name, physical);
+        }
         Ok(batches)
     }
 
@@ -715,6 +721,15 @@ impl SeedPipeline {
     /// [`Error::Arrow`], [`Error::Poisoned`].
     pub async fn validate_move(&self, mv: &SeedMove) -> Result<Vec<RecordBatch>> {
         self.run_to_stage13().await?;
+        let plan = self.validate_move_plan(mv)?;
+        self.run_plan("validate_move", &plan).await
+    }
+
+    /// The optimised logical plan of the final `SELECT` (`validate_move`) with the
+    /// parameters of `mv` bound, as [`SeedPipeline::validate_move`] runs it.
+    ///
+    /// Errors: [`Error::DataFusion`] if binding the parameters fails.
+    pub fn validate_move_plan(&self, mv: &SeedMove) -> Result<LogicalPlan> {
         let params: Vec<(&str, ScalarValue)> = vec![
             ("uuid", ScalarValue::Utf8(Some(mv.gameuuid.clone()))),
             ("movecnt", ScalarValue::Int32(Some(mv.movecnt))),
@@ -729,7 +744,7 @@ impl SeedPipeline {
             .plan("validate_move")?
             .clone()
             .with_param_values(params)?;
-        self.run_plan("validate_move", &plan).await
+        Ok(plan)
     }
 
     /// Plays a move as `CL_DEMO_SQL_CHESS->MOVE` does: [`SeedPipeline::validate_move`];
@@ -787,6 +802,31 @@ impl SeedPipeline {
         if let Ok(mut p) = self.profile.lock() {
             p.clear();
         }
+    }
+
+    /// Whether runs keep each table stage's (and `validate_move`'s) last executed physical
+    /// plan, with its metrics, for [`SeedPipeline::last_plan`]. Off by default: an executed
+    /// plan holds its input batches and hash tables until it is replaced. Turning it off
+    /// drops the kept plans.
+    pub fn keep_last_plans(&self, keep: bool) {
+        self.keep_plans.store(keep, Ordering::Relaxed);
+        if !keep && let Ok(mut plans) = self.last_plans.lock() {
+            plans.clear();
+        }
+    }
+
+    /// The last executed physical plan of a table stage or of `validate_move`, if
+    /// [`SeedPipeline::keep_last_plans`] was on when it last ran.
+    pub fn last_plan(&self, stage: &str) -> Option<Arc<dyn ExecutionPlan>> {
+        self.last_plans.lock().ok().and_then(|p| p.get(stage).cloned())
+    }
+
+    /// Creates the physical plan of a logical plan on this pipeline's session (no
+    /// re-optimisation), as a run does; for EXPLAIN.
+    ///
+    /// Errors: [`Error::DataFusion`].
+    pub async fn create_physical_plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
+        self.physical_plan(plan).await
     }
 }
 

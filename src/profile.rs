@@ -1,0 +1,680 @@
+//! Profiling and EXPLAIN of the two pipelines: ours (`fide`, [`crate::pipeline`]) and the
+//! seed replica (`seed`, [`crate::seed`]). The code behind `sqlchess profile`,
+//! `sqlchess explain` and `sqlchess validate --profile`.
+//!
+//! A profile runs a [`Workload`] and reads the per-stage figures both pipelines record on
+//! every stage run ([`StageProfile`]): runs, output rows, wall time spent creating physical
+//! plans (planning) and executing them (execution), DataFusion's `elapsed_compute` summed
+//! over the operators of the executed plans, and their peak-memory metrics. Each stage's
+//! share is its part of the summed execution wall time; planning is reported separately.
+//!
+//! What runs:
+//!
+//! * `fide`, positions: [`Engine::legal_moves`] (legal moves with SAN, check and mate), in
+//!   batches of [`POSITION_BATCH`] positions.
+//! * `fide`, PGN files: [`validate_games`] (ply-synchronous replay), in batches of
+//!   [`GAME_BATCH`] games, as `sqlchess validate` does.
+//! * `seed`, positions: [`SeedPipeline::load_fens`] + [`SeedPipeline::all_moves`] (the
+//!   post's "similar WITH statement which generates all possible moves"), in batches of
+//!   [`POSITION_BATCH`].
+//! * `seed`, PGN files: the seed cannot replay a game (it has no SAN and no game-end
+//!   rules), so each game contributes its start position (the `FEN` tag, else the standard
+//!   position; games whose FEN tag does not parse are skipped) and those positions run as
+//!   above.
+//!
+//! The default workload is the first [`DEFAULT_POSITIONS`] FENs of
+//! `tests/data/oracle_positions.csv` (288 real-game positions, cycled; compiled into the
+//! binary).
+
+use std::fmt::Write as _;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use datafusion::arrow::array::{ArrayRef, Float64Array, RecordBatch, StringArray, UInt64Array};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::display::DisplayableExecutionPlan;
+
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::fen::Setup;
+use crate::pgn::{PgnReader, RawGame};
+use crate::pipeline::{STAGES, StageProfile};
+use crate::report::{self, Format};
+use crate::seed::{self, SEED_STAGES, SeedMove, SeedPipeline, SeedStageKind};
+use crate::validate::validate_games;
+
+/// Positions in the default workload.
+pub const DEFAULT_POSITIONS: usize = 1000;
+
+/// Positions per pipeline batch when a workload of positions runs.
+pub const POSITION_BATCH: usize = 1000;
+
+/// Games per pipeline batch when a workload of PGN files runs on our pipeline (the default
+/// of `sqlchess validate --batch`).
+pub const GAME_BATCH: usize = 2000;
+
+/// `tests/data/oracle_positions.csv`, the source of the default workload.
+const ORACLE_POSITIONS: &str = include_str!("../tests/data/oracle_positions.csv");
+
+/// Which pipeline to profile or explain.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum PipelineKind {
+    /// Ours: the FIDE-exact stages of `plans/` ([`crate::pipeline`]).
+    #[default]
+    Fide,
+    /// The seed replica: the SAP blog's statement, `plans/seed/` ([`crate::seed`]).
+    Seed,
+}
+
+impl PipelineKind {
+    /// `"fide"` or `"seed"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PipelineKind::Fide => "fide",
+            PipelineKind::Seed => "seed",
+        }
+    }
+}
+
+/// What a profile (or `explain --analyze`) runs.
+#[derive(Debug, Clone)]
+pub enum Workload {
+    /// Positions: legal move generation.
+    Positions {
+        /// The positions.
+        setups: Vec<Setup>,
+        /// Where they come from (for the report's heading).
+        source: String,
+    },
+    /// PGN files: game validation on our pipeline, the games' start positions on the seed's.
+    Games(Vec<PathBuf>),
+}
+
+impl Workload {
+    /// The default workload: the first `n` FENs of `tests/data/oracle_positions.csv`, cycled.
+    pub fn default_positions(n: usize) -> Workload {
+        let all = parse_fens(ORACLE_POSITIONS, "tests/data/oracle_positions.csv").unwrap_or_default();
+        let setups: Vec<Setup> = all.iter().copied().cycle().take(if all.is_empty() { 0 } else { n }).collect();
+        let source = format!("{n} positions: tests/data/oracle_positions.csv ({} real-game positions, cycled)", all.len());
+        Workload::Positions { setups, source }
+    }
+
+    /// The positions of a FEN file (see [`parse_fens`]).
+    ///
+    /// Errors: [`Error::Io`], [`Error::Fen`] for a line that is not a FEN.
+    pub fn fen_file(path: &Path) -> Result<Workload> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.display().to_string(), source: e })?;
+        let setups = parse_fens(&text, &path.display().to_string())?;
+        let source = format!("{} positions: {}", setups.len(), path.display());
+        Ok(Workload::Positions { setups, source })
+    }
+
+    /// One line describing the workload.
+    pub fn describe(&self) -> String {
+        match self {
+            Workload::Positions { source, .. } => source.clone(),
+            Workload::Games(paths) => {
+                let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                format!("games of {}", names.join(", "))
+            }
+        }
+    }
+}
+
+/// FENs from text: either one FEN per line (empty lines skipped), or CSV whose header line
+/// has a column named `fen` (that column is read; FENs contain no commas).
+///
+/// Errors: [`Error::Fen`] for the first value that is not a FEN (the message names `source`
+/// and the line).
+pub fn parse_fens(text: &str, source: &str) -> Result<Vec<Setup>> {
+    let mut lines = text.lines().enumerate().peekable();
+    let column = lines
+        .peek()
+        .and_then(|(_, header)| header.split(',').position(|f| f.trim().eq_ignore_ascii_case("fen")));
+    if column.is_some() {
+        lines.next();
+    }
+    let mut out = vec![];
+    for (i, line) in lines {
+        let fen = match column {
+            Some(c) => line.split(',').nth(c).unwrap_or(""),
+            None => line,
+        }
+        .trim();
+        if fen.is_empty() {
+            continue;
+        }
+        let setup = Setup::from_fen(fen).map_err(|e| Error::Fen { fen: format!("{source} line {}: {fen}", i + 1), source: e })?;
+        out.push(setup);
+    }
+    Ok(out)
+}
+
+/// One stage's row of a profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileRow {
+    /// Stage name (a file of `plans/` or `plans/seed/`).
+    pub stage: String,
+    /// How many times it ran.
+    pub runs: u64,
+    /// Output rows, summed over runs.
+    pub rows: u64,
+    /// Wall time creating physical plans.
+    pub planning: Duration,
+    /// Wall time executing them.
+    pub execution: Duration,
+    /// DataFusion `elapsed_compute`, summed over operators, partitions and runs.
+    pub compute: Duration,
+    /// Percentage of the summed execution time of all stages.
+    pub share: f64,
+    /// Largest summed operator peak memory of a run, in bytes, where DataFusion reports it.
+    pub peak_memory: Option<u64>,
+}
+
+/// A profile: the pipeline, what ran, and one row per stage that ran (in stage order).
+#[derive(Debug, Clone)]
+pub struct ProfileReport {
+    /// The pipeline.
+    pub pipeline: PipelineKind,
+    /// The workload, described.
+    pub input: String,
+    /// Wall time of the whole workload (loading and moving batches included), if measured.
+    pub wall: Option<Duration>,
+    /// Per-stage rows.
+    pub rows: Vec<ProfileRow>,
+}
+
+impl ProfileReport {
+    /// Builds the rows from the per-stage figures of [`crate::Pipeline::profile`] or
+    /// [`SeedPipeline::profile`].
+    pub fn from_stages(pipeline: PipelineKind, input: String, wall: Option<Duration>, stages: &[(String, StageProfile)]) -> ProfileReport {
+        let total: f64 = stages.iter().map(|(_, p)| p.execution.as_secs_f64()).sum();
+        let rows = stages
+            .iter()
+            .map(|(name, p)| ProfileRow {
+                stage: name.clone(),
+                runs: p.runs,
+                rows: p.rows,
+                planning: p.planning,
+                execution: p.execution,
+                compute: p.compute,
+                share: if total > 0.0 { 100.0 * p.execution.as_secs_f64() / total } else { 0.0 },
+                peak_memory: p.peak_memory,
+            })
+            .collect();
+        ProfileReport { pipeline, input, wall, rows }
+    }
+
+    /// Planning wall time summed over stages.
+    pub fn planning(&self) -> Duration {
+        self.rows.iter().map(|r| r.planning).sum()
+    }
+
+    /// Execution wall time summed over stages.
+    pub fn execution(&self) -> Duration {
+        self.rows.iter().map(|r| r.execution).sum()
+    }
+
+    /// DataFusion `elapsed_compute` summed over stages.
+    pub fn compute(&self) -> Duration {
+        self.rows.iter().map(|r| r.compute).sum()
+    }
+
+    /// The rows as a text table (stage, runs, rows, plan ms, exec ms, compute ms, share,
+    /// peak memory), a total line and a line with planning, execution and wall times.
+    pub fn to_table(&self) -> String {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{:<18} {:>5} {:>11} {:>9} {:>10} {:>11} {:>6} {:>10}",
+            "stage", "runs", "rows", "plan ms", "exec ms", "compute ms", "share", "peak mem"
+        );
+        for r in &self.rows {
+            let _ = writeln!(
+                s,
+                "{:<18} {:>5} {:>11} {:>9.1} {:>10.1} {:>11.1} {:>5.1}% {:>10}",
+                r.stage,
+                r.runs,
+                r.rows,
+                ms(r.planning),
+                ms(r.execution),
+                ms(r.compute),
+                r.share,
+                r.peak_memory.map_or_else(|| "-".to_string(), format_bytes)
+            );
+        }
+        let _ = writeln!(
+            s,
+            "{:<18} {:>5} {:>11} {:>9.1} {:>10.1} {:>11.1} {:>5.1}% {:>10}",
+            "total",
+            self.rows.iter().map(|r| r.runs).sum::<u64>(),
+            self.rows.iter().map(|r| r.rows).sum::<u64>(),
+            ms(self.planning()),
+            ms(self.execution()),
+            ms(self.compute()),
+            self.rows.iter().map(|r| r.share).sum::<f64>(),
+            ""
+        );
+        let _ = write!(
+            s,
+            "planning {:.1} ms, execution {:.1} ms (stage wall times), DataFusion compute {:.1} ms",
+            ms(self.planning()),
+            ms(self.execution()),
+            ms(self.compute())
+        );
+        if let Some(w) = self.wall {
+            let _ = write!(s, "; workload wall time {:.1} ms", ms(w));
+        }
+        s.push('\n');
+        s
+    }
+
+    /// Schema of [`ProfileReport::to_batch`]: `pipeline`, `stage` Utf8, `runs`, `rows`
+    /// UInt64, `planning_ms`, `execution_ms`, `compute_ms`, `share_pct` Float64,
+    /// `peak_memory_bytes` UInt64 (nullable).
+    pub fn schema() -> SchemaRef {
+        let f = |n: &str, t: DataType| Field::new(n, t, false);
+        Arc::new(Schema::new(vec![
+            f("pipeline", DataType::Utf8),
+            f("stage", DataType::Utf8),
+            f("runs", DataType::UInt64),
+            f("rows", DataType::UInt64),
+            f("planning_ms", DataType::Float64),
+            f("execution_ms", DataType::Float64),
+            f("compute_ms", DataType::Float64),
+            f("share_pct", DataType::Float64),
+            Field::new("peak_memory_bytes", DataType::UInt64, true),
+        ]))
+    }
+
+    /// The rows (not the total) as one record batch of [`ProfileReport::schema`].
+    ///
+    /// Errors: [`Error::Arrow`].
+    pub fn to_batch(&self) -> Result<RecordBatch> {
+        let r = &self.rows;
+        let ms = |g: fn(&ProfileRow) -> Duration| {
+            Arc::new(Float64Array::from_iter_values(r.iter().map(|x| g(x).as_secs_f64() * 1e3))) as ArrayRef
+        };
+        Ok(RecordBatch::try_new(
+            ProfileReport::schema(),
+            vec![
+                Arc::new(StringArray::from_iter_values(r.iter().map(|_| self.pipeline.as_str()))),
+                Arc::new(StringArray::from_iter_values(r.iter().map(|x| x.stage.as_str()))),
+                Arc::new(UInt64Array::from_iter_values(r.iter().map(|x| x.runs))),
+                Arc::new(UInt64Array::from_iter_values(r.iter().map(|x| x.rows))),
+                ms(|x| x.planning),
+                ms(|x| x.execution),
+                ms(|x| x.compute),
+                Arc::new(Float64Array::from_iter_values(r.iter().map(|x| x.share))),
+                Arc::new(r.iter().map(|x| x.peak_memory).collect::<UInt64Array>()),
+            ],
+        )?)
+    }
+
+    /// Writes the rows as JSON lines (one object per stage, fields as in
+    /// [`ProfileReport::schema`]; a null peak memory is left out).
+    ///
+    /// Errors: [`Error::Io`], [`Error::Arrow`].
+    pub fn write_json(&self, path: &Path) -> Result<()> {
+        report::write_batches(path, Format::Json, ProfileReport::schema(), &[self.to_batch()?])
+    }
+}
+
+/// `1.5 MiB`, `12 KiB`, `512 B`.
+pub fn format_bytes(b: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let f = b as f64;
+    if f >= KIB * KIB * KIB {
+        format!("{:.1} GiB", f / (KIB * KIB * KIB))
+    } else if f >= KIB * KIB {
+        format!("{:.1} MiB", f / (KIB * KIB))
+    } else if f >= KIB {
+        format!("{:.0} KiB", f / KIB)
+    } else {
+        format!("{b} B")
+    }
+}
+
+/// The DataFusion target partitions of the engine's session, for a seed pipeline that
+/// should use the same number.
+fn partitions(engine: &Engine) -> usize {
+    engine.pipeline().context().state().config().target_partitions()
+}
+
+fn open(path: &Path) -> Result<Box<dyn BufRead>> {
+    let file = std::fs::File::open(path).map_err(|e| Error::Io { path: path.display().to_string(), source: e })?;
+    Ok(Box::new(std::io::BufReader::new(file)))
+}
+
+/// Streams the games of PGN files in batches of `batch` and calls `f` on each batch (with
+/// each game's file name).
+async fn for_game_batches<F, Fut>(paths: &[PathBuf], batch: usize, mut f: F) -> Result<()>
+where
+    F: FnMut(Vec<(String, RawGame)>) -> Fut,
+    Fut: std::future::Future<Output = Result<()>>,
+{
+    let mut games: Vec<(String, RawGame)> = vec![];
+    for path in paths {
+        let name = path.display().to_string();
+        for game in PgnReader::new(open(path)?) {
+            let game = game.map_err(|e| Error::Io { path: name.clone(), source: std::io::Error::other(e) })?;
+            games.push((name.clone(), game));
+            if games.len() == batch {
+                f(std::mem::take(&mut games)).await?;
+            }
+        }
+    }
+    if !games.is_empty() {
+        f(games).await?;
+    }
+    Ok(())
+}
+
+/// Runs a workload on our pipeline (see the module documentation).
+async fn run_fide(engine: &Engine, workload: &Workload) -> Result<()> {
+    match workload {
+        Workload::Positions { setups, .. } => {
+            for chunk in setups.chunks(POSITION_BATCH) {
+                engine.legal_moves(chunk).await?;
+            }
+        }
+        Workload::Games(paths) => {
+            for_game_batches(paths, GAME_BATCH, |games| async move {
+                let (names, games): (Vec<String>, Vec<RawGame>) = games.into_iter().unzip();
+                let refs: Vec<(&str, RawGame)> = names.iter().map(String::as_str).zip(games).collect();
+                validate_games(engine, &refs).await.map(|_| ())
+            })
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+/// The start positions of the games of PGN files: the `FEN` tag, else the standard
+/// position; games whose FEN tag does not parse are left out.
+pub fn start_positions(paths: &[PathBuf]) -> Result<Vec<Setup>> {
+    let mut out = vec![];
+    for path in paths {
+        let name = path.display().to_string();
+        for game in PgnReader::new(open(path)?) {
+            let game = game.map_err(|e| Error::Io { path: name.clone(), source: std::io::Error::other(e) })?;
+            match game.tag("FEN") {
+                Some(fen) => {
+                    if let Ok(s) = Setup::from_fen(fen) {
+                        out.push(s);
+                    }
+                }
+                None => out.push(Setup::standard()),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The positions the seed runs for a workload.
+fn seed_positions(workload: &Workload) -> Result<Vec<Setup>> {
+    match workload {
+        Workload::Positions { setups, .. } => Ok(setups.clone()),
+        Workload::Games(paths) => start_positions(paths),
+    }
+}
+
+/// Runs a workload on the seed pipeline: `load_fens` + `all_moves` per batch.
+async fn run_seed(seed: &mut SeedPipeline, setups: &[Setup]) -> Result<()> {
+    for chunk in setups.chunks(POSITION_BATCH) {
+        seed.load_fens(chunk).await?;
+        seed.all_moves().await?;
+    }
+    Ok(())
+}
+
+/// Runs `workload` on the chosen pipeline with fresh per-stage figures and returns the
+/// profile. The seed pipeline is built on a session with the engine's target partitions.
+///
+/// Errors: [`Error::DataFusion`] and the input errors of the workload ([`Error::Io`]).
+pub async fn run_profile(engine: &Engine, pipeline: PipelineKind, workload: &Workload) -> Result<ProfileReport> {
+    match pipeline {
+        PipelineKind::Fide => {
+            engine.pipeline().reset_profile();
+            let t0 = Instant::now();
+            run_fide(engine, workload).await?;
+            let wall = t0.elapsed();
+            Ok(ProfileReport::from_stages(pipeline, workload.describe(), Some(wall), &engine.pipeline().profile()))
+        }
+        PipelineKind::Seed => {
+            let setups = seed_positions(workload)?;
+            let mut seed = SeedPipeline::with_partitions(partitions(engine)).await?;
+            let t0 = Instant::now();
+            run_seed(&mut seed, &setups).await?;
+            let wall = t0.elapsed();
+            let input = match workload {
+                Workload::Games(_) => format!("{} start positions of the {}", setups.len(), workload.describe()),
+                Workload::Positions { .. } => workload.describe(),
+            };
+            Ok(ProfileReport::from_stages(pipeline, input, Some(wall), &seed.profile()))
+        }
+    }
+}
+
+/// `sqlchess profile`: builds the workload (`--fens FILE`, PGN files, or the default),
+/// runs it, prints the per-stage table and writes the rows to `json` as JSON lines if given.
+///
+/// Errors: [`Error::Usage`] when both a FEN file and PGN files are given; as
+/// [`run_profile`].
+pub async fn profile_command(
+    engine: &Engine,
+    pipeline: PipelineKind,
+    fens: Option<PathBuf>,
+    pgn: Vec<PathBuf>,
+    json: Option<PathBuf>,
+) -> Result<ExitCode> {
+    let workload = match (fens, pgn.is_empty()) {
+        (Some(_), false) => return Err(Error::Usage("give either --fens FILE or PGN files, not both".into())),
+        (Some(path), true) => Workload::fen_file(&path)?,
+        (None, false) => Workload::Games(pgn),
+        (None, true) => Workload::default_positions(DEFAULT_POSITIONS),
+    };
+    let report = run_profile(engine, pipeline, &workload).await?;
+    println!("pipeline {}: {}", pipeline.as_str(), report.input);
+    print!("{}", report.to_table());
+    if let Some(path) = json {
+        report.write_json(&path)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `sqlchess validate --profile`: prints the per-stage table of everything the engine has
+/// run since its pipeline was made (or its profile was reset).
+pub fn print_profile(engine: &Engine) {
+    let report = ProfileReport::from_stages(PipelineKind::Fide, String::new(), None, &engine.pipeline().profile());
+    print!("{}", report.to_table());
+}
+
+/// The text of `sqlchess explain`: for each stage (one, or all of the pipeline's in order)
+/// its optimised logical plan and its physical plan.
+///
+/// With `analyze` a workload, that workload runs first (with the stages' last executed
+/// plans kept) and each stage's physical plan is printed as it last ran, with DataFusion's
+/// metrics per operator (`output_rows`, `elapsed_compute`, memory, …) and a summary line
+/// of the stage's profile. On our pipeline a stage the workload did not run (e.g. the
+/// token, perft and key stages after [`Engine::legal_moves`]) is run once, in stage order,
+/// on the tables the workload left (input tables it did not fill, `tokens` and
+/// `perft_nodes`, are empty then). On the seed's, the workload is `load_fens` +
+/// `all_moves` and then `validate_move` for the first legal move of the first game that has
+/// one; the seed's view stages have no run of their own (DataFusion inlines them into the
+/// table stage that reads them), so they are printed unexecuted. Without `analyze`, the
+/// seed's `validate_move` is planned with an example move bound (white knight g1-f3 of
+/// game 0). On the seed's pipeline the stage name `legal_moves` stands for `stage13`, the
+/// seed's legal moves.
+///
+/// Errors: [`Error::UnknownStage`] for a name that is not a stage of the pipeline;
+/// [`Error::DataFusion`].
+pub async fn explain(engine: &Engine, pipeline: PipelineKind, stage: Option<&str>, analyze: Option<&Workload>) -> Result<String> {
+    match pipeline {
+        PipelineKind::Fide => explain_fide(engine, stage, analyze).await,
+        PipelineKind::Seed => explain_seed(engine, stage, analyze).await,
+    }
+}
+
+fn physical_text(plan: &dyn ExecutionPlan, metrics: bool) -> String {
+    if metrics {
+        DisplayableExecutionPlan::with_metrics(plan).indent(true).to_string()
+    } else {
+        DisplayableExecutionPlan::new(plan).indent(true).to_string()
+    }
+}
+
+fn summary(p: Option<&StageProfile>) -> String {
+    match p {
+        Some(p) => format!(
+            "-- profile: {} runs, {} rows, plan {:.1} ms, exec {:.1} ms, compute {:.1} ms, peak mem {}\n",
+            p.runs,
+            p.rows,
+            p.planning.as_secs_f64() * 1e3,
+            p.execution.as_secs_f64() * 1e3,
+            p.compute.as_secs_f64() * 1e3,
+            p.peak_memory.map_or_else(|| "-".to_string(), format_bytes)
+        ),
+        None => String::new(),
+    }
+}
+
+async fn explain_fide(engine: &Engine, stage: Option<&str>, analyze: Option<&Workload>) -> Result<String> {
+    let p = engine.pipeline();
+    let names: Vec<&str> = match stage {
+        Some(s) => {
+            p.plan(s)?;
+            vec![s]
+        }
+        None => STAGES.iter().map(|s| s.name).collect(),
+    };
+    let mut out = String::new();
+    if let Some(workload) = analyze {
+        p.reset_profile();
+        p.keep_last_plans(true);
+        let ran = async {
+            run_fide(engine, workload).await?;
+            let _ = writeln!(out, "-- analyzed: {}", workload.describe());
+            for st in STAGES.iter().filter(|s| names.contains(&s.name)) {
+                if p.last_plan(st.name).is_none() {
+                    let _ = writeln!(out, "-- stage {} is not part of the workload: ran once on the tables it left", st.name);
+                    p.run(st.name).await?;
+                }
+            }
+            Ok::<(), Error>(())
+        }
+        .await;
+        if let Err(e) = ran {
+            p.keep_last_plans(false);
+            return Err(e);
+        }
+    }
+    let profile = p.profile();
+    for name in names {
+        let plan = p.plan(name)?;
+        let _ = writeln!(out, "== stage {name}\n-- logical plan\n{}", plan.display_indent());
+        match analyze.and_then(|_| p.last_plan(name)) {
+            Some(physical) => {
+                out.push_str(&summary(profile.iter().find(|(n, _)| n == name).map(|(_, s)| s)));
+                let _ = writeln!(out, "-- physical plan with metrics (last run)\n{}", physical_text(physical.as_ref(), true));
+            }
+            None => {
+                let physical = p.physical_plan(plan).await?;
+                let _ = writeln!(out, "-- physical plan\n{}", physical_text(physical.as_ref(), false));
+            }
+        }
+    }
+    if analyze.is_some() {
+        p.keep_last_plans(false);
+    }
+    Ok(out)
+}
+
+/// The example move bound into `validate_move` when it is explained without a run: the
+/// white knight g1-f3 of game 0.
+fn example_move() -> SeedMove {
+    SeedMove {
+        gameuuid: seed::game_uuid(0),
+        movecnt: 0,
+        color: seed::WHITE.to_string(),
+        chessman: seed::KNIGHT.to_string(),
+        from_x: 7,
+        from_y: 1,
+        to_x: 6,
+        to_y: 3,
+    }
+}
+
+async fn explain_seed(engine: &Engine, stage: Option<&str>, analyze: Option<&Workload>) -> Result<String> {
+    let stages: Vec<&seed::SeedStage> = match stage {
+        Some(s) => {
+            let s = if s == "legal_moves" { "stage13" } else { s };
+            vec![SEED_STAGES.iter().find(|st| st.name == s).ok_or_else(|| Error::UnknownStage(s.to_string()))?]
+        }
+        None => SEED_STAGES.iter().collect(),
+    };
+    let mut seed = SeedPipeline::with_partitions(partitions(engine)).await?;
+    let mut out = String::new();
+    if let Some(workload) = analyze {
+        seed.keep_last_plans(true);
+        let setups = seed_positions(workload)?;
+        let chunk = &setups[..setups.len().min(POSITION_BATCH)];
+        seed.load_fens(chunk).await?;
+        let moves = seed.all_moves_uci().await?;
+        let _ = writeln!(out, "-- analyzed: {} (seed: load_fens + all_moves on {} positions)", workload.describe(), chunk.len());
+        if let Some((game, mv)) = moves.iter().enumerate().find_map(|(g, m)| m.first().map(|m| (g, m))) {
+            let mv = seed.move_from_uci(game, mv)?;
+            seed.validate_move(&mv).await?;
+            let _ = writeln!(out, "-- validate_move: {} of game {game}", mv.uci());
+        }
+    }
+    let profile = seed.profile();
+    for st in stages {
+        let _ = writeln!(out, "== seed stage {} ({:?})", st.name, st.kind);
+        match st.kind {
+            SeedStageKind::View => {
+                let df = seed.context().table(st.name).await?;
+                let logical = df.clone().into_optimized_plan()?;
+                let physical = df.create_physical_plan().await?;
+                let _ = writeln!(out, "-- logical plan (view, inlined into the stage that reads it)\n{}", logical.display_indent());
+                let _ = writeln!(out, "-- physical plan (the view alone; it has no run of its own)\n{}", physical_text(physical.as_ref(), false));
+            }
+            SeedStageKind::Table | SeedStageKind::Query => {
+                let plan = seed.plan(st.name)?;
+                let _ = writeln!(out, "-- logical plan\n{}", plan.display_indent());
+                match analyze.and_then(|_| seed.last_plan(st.name)) {
+                    Some(physical) => {
+                        out.push_str(&summary(profile.iter().find(|(n, _)| n == st.name).map(|(_, s)| s)));
+                        let _ = writeln!(out, "-- physical plan with metrics (last run)\n{}", physical_text(physical.as_ref(), true));
+                    }
+                    None => {
+                        let (plan, note) = if st.kind == SeedStageKind::Query {
+                            (seed.validate_move_plan(&example_move())?, " (example move bound: white knight g1-f3 of game 0)")
+                        } else {
+                            (plan.clone(), "")
+                        };
+                        let physical = seed.create_physical_plan(&plan).await?;
+                        let _ = writeln!(out, "-- physical plan{note}\n{}", physical_text(physical.as_ref(), false));
+                    }
+                }
+            }
+        }
+    }
+    seed.keep_last_plans(false);
+    Ok(out)
+}
+
+/// `sqlchess explain`: prints [`explain`] for one stage or all; with `analyze` on the
+/// default workload ([`DEFAULT_POSITIONS`] positions).
+///
+/// Errors: as [`explain`].
+pub async fn explain_command(engine: &Engine, pipeline: PipelineKind, stage: Option<String>, analyze: bool) -> Result<ExitCode> {
+    let workload = analyze.then(|| Workload::default_positions(DEFAULT_POSITIONS));
+    print!("{}", explain(engine, pipeline, stage.as_deref(), workload.as_ref()).await?);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,145 @@
+//! `sqlchess profile` and `sqlchess explain --analyze` on both pipelines (ours: `fide`, the
+//! seed replica: `seed`), through the library functions of `sqlchess::profile` and once
+//! through the binary.
+
+use std::process::Command;
+
+use sqlchess::profile::{self, DEFAULT_POSITIONS, PipelineKind, ProfileReport, Workload};
+use sqlchess::{Engine, PipelineConfig};
+
+/// Stages `Engine::legal_moves` runs, all of which produce rows on the default positions.
+const FIDE_STAGES: &[&str] = &[
+    "candidates",
+    "blocked_paths",
+    "reach",
+    "kings",
+    "attacked",
+    "checkers",
+    "king_lines",
+    "pseudo_moves",
+    "castling",
+    "legal_moves",
+    "move_checks",
+    "checking_moves",
+    "reply_counts",
+    "move_flags",
+    "san",
+    "next_positions",
+    "next_pieces",
+];
+
+/// The seed's table stages (views are inlined into them), all with rows on the default
+/// positions.
+const SEED_STAGES: &[&str] = &["positions", "stage1", "stage6", "stage7", "stage8", "stage13"];
+
+async fn engine() -> Engine {
+    Engine::new(PipelineConfig::default()).await.expect("engine")
+}
+
+fn check_report(report: &ProfileReport, stages: &[&str]) {
+    let names: Vec<&str> = report.rows.iter().map(|r| r.stage.as_str()).collect();
+    assert_eq!(names, stages, "stages of the {:?} profile", report.pipeline);
+    for r in &report.rows {
+        assert!(r.runs >= 1, "{}: no run", r.stage);
+        assert!(r.rows > 0, "{}: no rows", r.stage);
+        assert!(r.execution > std::time::Duration::ZERO, "{}: no execution time", r.stage);
+        assert!((0.0..=100.0).contains(&r.share), "{}: share {}", r.stage, r.share);
+    }
+    let shares: f64 = report.rows.iter().map(|r| r.share).sum();
+    assert!((shares - 100.0).abs() < 0.01, "shares sum to {shares}");
+    // DataFusion's metrics were read: compute time on the heavy stages, peak memory somewhere
+    assert!(report.compute() > std::time::Duration::ZERO);
+    assert!(report.rows.iter().any(|r| r.peak_memory.is_some_and(|m| m > 0)));
+    let table = report.to_table();
+    assert_eq!(table.lines().count(), stages.len() + 3, "{table}");
+    for st in stages {
+        assert!(table.lines().any(|l| l.split_whitespace().next() == Some(st)), "no row for {st}:\n{table}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn profile_fide_default_positions() {
+    let engine = engine().await;
+    let workload = Workload::default_positions(DEFAULT_POSITIONS);
+    let report = profile::run_profile(&engine, PipelineKind::Fide, &workload).await.expect("profile");
+    check_report(&report, FIDE_STAGES);
+    let legal = report.rows.iter().find(|r| r.stage == "legal_moves").expect("legal_moves row");
+    // 1,000 positions, ~33 legal moves each (the oracle's counts), plus the replies to the checking moves
+    assert!(legal.rows > 25_000, "{}", legal.rows);
+    let dir = std::env::temp_dir().join(format!("sqlchess-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("fide.json");
+    report.write_json(&path).expect("json");
+    let text = std::fs::read_to_string(&path).expect("read json");
+    assert_eq!(text.lines().count(), FIDE_STAGES.len());
+    for (line, st) in text.lines().zip(FIDE_STAGES) {
+        assert!(line.starts_with(&format!("{{\"pipeline\":\"fide\",\"stage\":\"{st}\",\"runs\":")), "{line}");
+        assert!(line.contains("\"share_pct\":"), "{line}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn profile_seed_default_positions() {
+    let engine = engine().await;
+    let workload = Workload::default_positions(DEFAULT_POSITIONS);
+    let report = profile::run_profile(&engine, PipelineKind::Seed, &workload).await.expect("profile");
+    check_report(&report, SEED_STAGES);
+    assert!(report.rows.iter().all(|r| r.runs == 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explain_analyze_legal_moves_both_pipelines() {
+    let engine = engine().await;
+    let workload = Workload::default_positions(DEFAULT_POSITIONS);
+    let fide = profile::explain(&engine, PipelineKind::Fide, Some("legal_moves"), Some(&workload)).await.expect("explain fide");
+    assert!(fide.contains("== stage legal_moves\n-- logical plan\n"), "{fide}");
+    assert!(fide.contains("-- profile: 2 runs, "), "{fide}");
+    assert!(fide.contains("-- physical plan with metrics (last run)\n"), "{fide}");
+    assert!(fide.contains("output_rows=") && fide.contains("elapsed_compute="), "{fide}");
+    // the kept plans are dropped afterwards
+    assert!(engine.pipeline().last_plan("legal_moves").is_none());
+
+    let seed = profile::explain(&engine, PipelineKind::Seed, Some("legal_moves"), Some(&workload)).await.expect("explain seed");
+    assert!(seed.contains("== seed stage stage13 (Table)\n-- logical plan\n"), "{seed}");
+    assert!(seed.contains("-- physical plan with metrics (last run)\n"), "{seed}");
+    assert!(seed.contains("output_rows=") && seed.contains("elapsed_compute="), "{seed}");
+
+    // without --analyze: plans only, every stage of each pipeline
+    let all = profile::explain(&engine, PipelineKind::Seed, None, None).await.expect("explain seed");
+    assert_eq!(all.matches("== seed stage ").count(), sqlchess::seed::SEED_STAGES.len());
+    assert!(!all.contains("metrics="));
+    assert!(profile::explain(&engine, PipelineKind::Fide, Some("no_such_stage"), None).await.is_err());
+}
+
+#[test]
+fn binary_profile_and_explain() {
+    let exe = env!("CARGO_BIN_EXE_sqlchess");
+    let dir = std::env::temp_dir().join(format!("sqlchess-profile-bin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let json = dir.join("seed.json");
+    let out = Command::new(exe)
+        .args(["profile", "--pipeline", "seed", "--json"])
+        .arg(&json)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run sqlchess profile");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.starts_with("pipeline seed: 1000 positions"), "{stdout}");
+    for st in SEED_STAGES {
+        assert!(stdout.lines().any(|l| l.split_whitespace().next() == Some(st)), "no row for {st}:\n{stdout}");
+    }
+    assert!(stdout.contains("\ntotal "), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&json).expect("json").lines().count(), SEED_STAGES.len());
+
+    let out = Command::new(exe)
+        .args(["explain", "--analyze", "legal_moves"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run sqlchess explain");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("-- physical plan with metrics (last run)"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,6 +1,8 @@
 //! Criterion benchmark: legal move generation over batches of real-game positions
 //! (tests/data/oracle_positions.csv, cycled), sqlchess's pipeline against shakmaty (native
 //! move generator) in one group. Throughput is reported in positions per second.
+//! `sqlchess` is the full API (legal moves with SAN, check and mate); `sqlchess_generation`
+//! runs only the legal-move stages.
 
 use std::hint::black_box;
 
@@ -10,30 +12,68 @@ use shakmaty::{CastlingMode, Chess, Position};
 use sqlchess::{Engine, PipelineConfig, Setup};
 
 fn fens() -> Vec<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/oracle_positions.csv");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/oracle_positions.csv"
+    );
     let mut rdr = csv::Reader::from_path(path).expect("oracle positions");
-    rdr.records().map(|r| r.expect("row")[0].to_string()).collect()
+    rdr.records()
+        .map(|r| r.expect("row")[0].to_string())
+        .collect()
 }
 
 fn bench(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    let engine: Engine = rt.block_on(Engine::new(PipelineConfig::default())).expect("engine");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let engine: Engine = rt
+        .block_on(Engine::new(PipelineConfig::default()))
+        .expect("engine");
     let fens = fens();
     let mut group = c.benchmark_group("legal_moves");
     group.sample_size(10);
     for n in [1usize, 100, 10_000] {
         let batch: Vec<&String> = fens.iter().cycle().take(n).collect();
-        let setups: Vec<Setup> = batch.iter().map(|f| Setup::from_fen(f).expect("fen")).collect();
+        let setups: Vec<Setup> = batch
+            .iter()
+            .map(|f| Setup::from_fen(f).expect("fen"))
+            .collect();
         let positions: Vec<Chess> = batch
             .iter()
-            .map(|f| f.parse::<Fen>().expect("fen").into_position(CastlingMode::Standard).expect("position"))
+            .map(|f| {
+                f.parse::<Fen>()
+                    .expect("fen")
+                    .into_position(CastlingMode::Standard)
+                    .expect("position")
+            })
             .collect();
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("sqlchess", n), &setups, |b, s| {
-            b.iter(|| rt.block_on(engine.legal_moves(black_box(s))).expect("legal moves"))
+            b.iter(|| {
+                rt.block_on(engine.legal_moves(black_box(s)))
+                    .expect("legal moves")
+            })
         });
+        group.bench_with_input(
+            BenchmarkId::new("sqlchess_generation", n),
+            &setups,
+            |b, s| {
+                b.iter(|| {
+                    rt.block_on(async {
+                        engine.load(black_box(s)).await?;
+                        engine.run_legal().await
+                    })
+                    .expect("legal moves")
+                })
+            },
+        );
         group.bench_with_input(BenchmarkId::new("shakmaty", n), &positions, |b, p| {
-            b.iter(|| p.iter().map(|pos| black_box(pos).legal_moves().len()).sum::<usize>())
+            b.iter(|| {
+                p.iter()
+                    .map(|pos| black_box(pos).legal_moves().len())
+                    .sum::<usize>()
+            })
         });
     }
     group.finish();

@@ -22,21 +22,33 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use criterion::{
+    BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+};
 use sqlchess::seed::SeedPipeline;
 use sqlchess::{Engine, PipelineConfig, Setup};
 
 fn fens() -> Vec<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/oracle_positions.csv");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/oracle_positions.csv"
+    );
     let mut rdr = csv::Reader::from_path(path).expect("oracle positions");
-    rdr.records().map(|r| r.expect("row")[0].to_string()).collect()
+    rdr.records()
+        .map(|r| r.expect("row")[0].to_string())
+        .collect()
 }
 
 fn batches(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     let config = PipelineConfig::default();
     let engine: Engine = rt.block_on(Engine::new(config.clone())).expect("engine");
-    let mut seed = rt.block_on(SeedPipeline::with_partitions(config.target_partitions)).expect("seed");
+    let mut seed = rt
+        .block_on(SeedPipeline::with_partitions(config.target_partitions))
+        .expect("seed");
     let fens = fens();
     let mut group = c.benchmark_group("pipelines");
     group.sample_size(10);
@@ -44,10 +56,18 @@ fn batches(c: &mut Criterion) {
     group.warm_up_time(Duration::from_millis(500));
     group.measurement_time(Duration::from_secs(4));
     for n in [1usize, 100, 1000] {
-        let setups: Vec<Setup> = fens.iter().cycle().take(n).map(|f| Setup::from_fen(f).expect("fen")).collect();
+        let setups: Vec<Setup> = fens
+            .iter()
+            .cycle()
+            .take(n)
+            .map(|f| Setup::from_fen(f).expect("fen"))
+            .collect();
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("fide_full", n), &setups, |b, s| {
-            b.iter(|| rt.block_on(engine.legal_moves(black_box(s))).expect("legal moves"))
+            b.iter(|| {
+                rt.block_on(engine.legal_moves(black_box(s)))
+                    .expect("legal moves")
+            })
         });
         group.bench_with_input(BenchmarkId::new("fide_gen", n), &setups, |b, s| {
             b.iter(|| {
@@ -72,27 +92,45 @@ fn batches(c: &mut Criterion) {
 }
 
 fn single_move(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     let config = PipelineConfig::default();
     let engine: Engine = rt.block_on(Engine::new(config.clone())).expect("engine");
-    let mut seed = rt.block_on(SeedPipeline::with_partitions(config.target_partitions)).expect("seed");
+    let mut seed = rt
+        .block_on(SeedPipeline::with_partitions(config.target_partitions))
+        .expect("seed");
     let start = Setup::standard();
     rt.block_on(seed.load_fens(&[start])).expect("load");
     let mv = seed.move_from_uci(0, "g1f3").expect("g1f3");
     // both accept the move
-    let ours = rt.block_on(engine.play_tokens(&[start], &["Nf3"])).expect("play_tokens");
+    let ours = rt
+        .block_on(engine.play_tokens(&[start], &["Nf3"]))
+        .expect("play_tokens");
     assert!(ours[0].is_ok(), "Nf3 refused: {:?}", ours[0]);
     let theirs = rt.block_on(seed.validate_move(&mv)).expect("validate_move");
-    assert!(theirs.iter().map(|b| b.num_rows()).sum::<usize>() > 0, "the seed refused g1f3");
+    assert!(
+        theirs.iter().map(|b| b.num_rows()).sum::<usize>() > 0,
+        "the seed refused g1f3"
+    );
 
     let mut group = c.benchmark_group("single_move");
     group.sample_size(10);
     group.warm_up_time(Duration::from_millis(500));
     group.measurement_time(Duration::from_secs(3));
     group.bench_function("fide", |b| {
-        b.iter(|| rt.block_on(engine.play_tokens(black_box(&[start]), black_box(&["Nf3"]))).expect("play_tokens"))
+        b.iter(|| {
+            rt.block_on(engine.play_tokens(black_box(&[start]), black_box(&["Nf3"])))
+                .expect("play_tokens")
+        })
     });
-    group.bench_function("seed", |b| b.iter(|| rt.block_on(seed.validate_move(black_box(&mv))).expect("validate_move")));
+    group.bench_function("seed", |b| {
+        b.iter(|| {
+            rt.block_on(seed.validate_move(black_box(&mv)))
+                .expect("validate_move")
+        })
+    });
     group.finish();
 }
 

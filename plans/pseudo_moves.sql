@@ -10,11 +10,10 @@ SELECT r.position_id, r.color, r.piece, r.from_sq, r.to_sq,
        CASE WHEN r.target_color IS NOT NULL THEN r.to_sq
             WHEN r.mode = 'capture' THEN CASE WHEN r.color = 'w' THEN r.to_sq - 8 ELSE r.to_sq + 8 END END AS cap_sq
 FROM reach r
-JOIN positions pos ON pos.position_id = r.position_id
 WHERE r.own
   AND CASE r.mode
         WHEN 'slide' THEN r.target_color IS NULL OR r.target_color <> r.color
         WHEN 'push' THEN r.target_color IS NULL
         ELSE (r.target_color IS NOT NULL AND r.target_color <> r.color)
-          OR (r.target_color IS NULL AND r.to_sq = pos.ep_square)
+          OR (r.target_color IS NULL AND r.to_sq = r.ep_square)
       END

@@ -1,11 +1,10 @@
 -- Stage `reach` (seed +stage6 ... +stage8): the squares each piece really reaches, rays cut at
 -- their first blocker (the blocker's square included), with what stands on the target.
 -- Own rows are pseudo-legal move candidates, enemy rows (through the own king) are attacks.
--- Columns: position_id, from_sq, color, piece, ray, step, to_sq, mode, own,
+-- Columns: position_id, from_sq, color, piece, ray, step, to_sq, mode, own, ep_square,
 --          target_color, target_piece (NULL = empty square).
-SELECT c.position_id, c.from_sq, c.color, c.piece, c.ray, c.step, c.to_sq, c.mode, c.own,
-       t.color AS target_color, t.piece AS target_piece
+SELECT c.position_id, c.from_sq, c.color, c.piece, c.ray, c.step, c.to_sq, c.mode, c.own, c.ep_square,
+       c.target_color, c.target_piece
 FROM candidates c
 LEFT JOIN blocked_paths b ON b.position_id = c.position_id AND b.ray = c.ray
-LEFT JOIN pieces t ON t.position_id = c.position_id AND t.square = c.to_sq
 WHERE c.step <= COALESCE(CASE WHEN c.own THEN b.block_step ELSE b.xray_block_step END, 8)

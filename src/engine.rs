@@ -26,7 +26,9 @@ pub const CHILD_STRIDE: u64 = 32768;
 impl Engine {
     /// Plans the pipeline. Errors: [`Error::DataFusion`] / [`Error::Plan`] (bugs in `plans/`).
     pub async fn new(config: PipelineConfig) -> Result<Engine> {
-        Ok(Engine { pipeline: Pipeline::new(config).await? })
+        Ok(Engine {
+            pipeline: Pipeline::new(config).await?,
+        })
     }
 
     /// The pipeline, for profiling, EXPLAIN and user SQL over its tables.
@@ -36,14 +38,20 @@ impl Engine {
 
     /// Loads positions into `positions` and `pieces`, position_id = index in `setups`.
     pub async fn load(&self, setups: &[Setup]) -> Result<()> {
-        let pairs: Vec<(u64, &Setup)> = setups.iter().enumerate().map(|(i, s)| (i as u64, s)).collect();
+        let pairs: Vec<(u64, &Setup)> = setups
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i as u64, s))
+            .collect();
         self.load_pairs(&pairs).await
     }
 
     /// Loads (position_id, setup) pairs into `positions` and `pieces`.
     pub async fn load_pairs(&self, pairs: &[(u64, &Setup)]) -> Result<()> {
         let (positions, pieces) = tables::setups_to_batches(pairs)?;
-        self.pipeline.set_table("positions", vec![positions]).await?;
+        self.pipeline
+            .set_table("positions", vec![positions])
+            .await?;
         self.pipeline.set_table("pieces", vec![pieces]).await
     }
 
@@ -108,11 +116,20 @@ impl Engine {
     /// `parse_san` reads them) per position and returns, per position, the position after it,
     /// or why the token was refused (not a move, no legal move matches, or several do).
     /// Stages: `LEGAL`, `token_matches`, `token_verdicts`, `token_moves`, `APPLY`.
-    pub async fn play_tokens(&self, setups: &[Setup], tokens: &[&str]) -> Result<Vec<std::result::Result<Setup, String>>> {
+    pub async fn play_tokens(
+        &self,
+        setups: &[Setup],
+        tokens: &[&str],
+    ) -> Result<Vec<std::result::Result<Setup, String>>> {
         if setups.len() != tokens.len() {
-            return Err(Error::Usage(format!("{} positions but {} tokens", setups.len(), tokens.len())));
+            return Err(Error::Usage(format!(
+                "{} positions but {} tokens",
+                setups.len(),
+                tokens.len()
+            )));
         }
-        let mut out: Vec<std::result::Result<Setup, String>> = vec![Err(String::new()); setups.len()];
+        let mut out: Vec<std::result::Result<Setup, String>> =
+            vec![Err(String::new()); setups.len()];
         let mut lexed = vec![];
         for (i, t) in tokens.iter().enumerate() {
             match crate::san::parse_san(t) {
@@ -124,22 +141,35 @@ impl Engine {
         self.load(setups).await?;
         p.run_all(LEGAL).await?;
         let pairs: Vec<(u64, &crate::san::SanToken)> = lexed.iter().map(|(i, t)| (*i, t)).collect();
-        p.set_table("tokens", vec![tables::tokens_to_batch(&pairs)?]).await?;
+        p.set_table("tokens", vec![tables::tokens_to_batch(&pairs)?])
+            .await?;
         p.run("token_matches").await?;
         for b in p.run("token_verdicts").await? {
             let id = b.column(0).as_primitive::<UInt64Type>();
-            let n = b.column(1).as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+            let n = b
+                .column(1)
+                .as_primitive::<datafusion::arrow::datatypes::Int64Type>();
             for i in 0..b.num_rows() {
                 let (pos, n) = (id.value(i) as usize, n.value(i));
-                if n != 1 && !matches!(lexed.iter().find(|(j, _)| *j as usize == pos), Some((_, crate::san::SanToken::Null))) {
-                    out[pos] = Err(if n == 0 { "no legal move matches".into() } else { format!("{n} legal moves match") });
+                if n != 1
+                    && !matches!(
+                        lexed.iter().find(|(j, _)| *j as usize == pos),
+                        Some((_, crate::san::SanToken::Null))
+                    )
+                {
+                    out[pos] = Err(if n == 0 {
+                        "no legal move matches".into()
+                    } else {
+                        format!("{n} legal moves match")
+                    });
                 }
             }
         }
         let moves = p.run("token_moves").await?;
         p.set_table("chosen_moves", moves).await?;
         self.advance().await?;
-        let next = tables::batches_to_setups(&p.table("positions").await?, &p.table("pieces").await?)?;
+        let next =
+            tables::batches_to_setups(&p.table("positions").await?, &p.table("pieces").await?)?;
         for (id, s) in next {
             if let Some(slot) = out.get_mut(id as usize) {
                 *slot = Ok(s);
@@ -162,7 +192,9 @@ impl Engine {
             let msg = b.column(2).as_string::<i32>();
             for i in 0..b.num_rows() {
                 if let Some(slot) = out.get_mut(id.value(i) as usize) {
-                    slot.get_or_insert_with(|| (kind.value(i).to_string(), msg.value(i).to_string()));
+                    slot.get_or_insert_with(|| {
+                        (kind.value(i).to_string(), msg.value(i).to_string())
+                    });
                 }
             }
         }
@@ -181,14 +213,19 @@ impl Engine {
         self.load(setups).await?;
         let n = setups.len() as u64;
         let ids: Vec<u64> = (0..n).collect();
-        p.set_table("perft_nodes", vec![nodes_batch(&ids, &ids, &vec![1; ids.len()])?]).await?;
+        p.set_table(
+            "perft_nodes",
+            vec![nodes_batch(&ids, &ids, &vec![1; ids.len()])?],
+        )
+        .await?;
         for _ in 1..depth {
             p.run_all(LEGAL).await?;
             let moves = p.run("perft_moves").await?;
             p.set_table("chosen_moves", moves).await?;
             let children = p.run("perft_children").await?;
             p.run_all(APPLY).await?;
-            p.set_table("positions", p.table("next_positions").await?).await?;
+            p.set_table("positions", p.table("next_positions").await?)
+                .await?;
             p.set_table("pieces", p.table("next_pieces").await?).await?;
             p.set_table("perft_nodes", children).await?;
             p.run("position_keys").await?;
@@ -234,7 +271,10 @@ impl Engine {
                 .into_iter()
                 .map(|b| {
                     let old = b.column(0).as_primitive::<UInt64Type>();
-                    let new: UInt64Array = old.iter().map(|v| v.and_then(|v| map.get(&v).copied())).collect();
+                    let new: UInt64Array = old
+                        .iter()
+                        .map(|v| v.and_then(|v| map.get(&v).copied()))
+                        .collect();
                     let mut cols: Vec<ArrayRef> = b.columns().to_vec();
                     cols[0] = Arc::new(new);
                     RecordBatch::try_new(b.schema(), cols)
@@ -242,7 +282,8 @@ impl Engine {
                 .collect::<std::result::Result<Vec<_>, _>>()?;
             p.set_table(name, renamed).await?;
         }
-        p.set_table("perft_nodes", vec![nodes_batch(&ids, &roots, &mults)?]).await
+        p.set_table("perft_nodes", vec![nodes_batch(&ids, &roots, &mults)?])
+            .await
     }
 
     /// Perft per root move ("divide"): for each legal move of `setup`, its UCI and the
@@ -250,7 +291,9 @@ impl Engine {
     /// gives [`Error::Usage`].
     pub async fn perft_divide(&self, setup: &Setup, depth: u32) -> Result<Vec<(String, u64)>> {
         if depth == 0 {
-            return Err(Error::Usage("perft --divide needs a depth of at least 1".into()));
+            return Err(Error::Usage(
+                "perft --divide needs a depth of at least 1".into(),
+            ));
         }
         let p = &self.pipeline;
         self.load(std::slice::from_ref(setup)).await?;
@@ -258,7 +301,8 @@ impl Engine {
         let moves = p.run("perft_moves").await?;
         p.set_table("chosen_moves", moves).await?;
         self.advance().await?;
-        let children = tables::batches_to_setups(&p.table("positions").await?, &p.table("pieces").await?)?;
+        let children =
+            tables::batches_to_setups(&p.table("positions").await?, &p.table("pieces").await?)?;
         let setups: Vec<Setup> = children.values().copied().collect();
         let counts = self.perft(&setups, depth - 1).await?;
         let mut out: Vec<(String, u64)> = children
@@ -276,7 +320,12 @@ impl Engine {
 pub fn uci_of_code(code: u32) -> String {
     let (from, to) = ((code % 64) as u8, ((code / 64) % 64) as u8);
     let promo = ["", "n", "b", "r", "q"][(code / 4096) as usize % 5];
-    format!("{}{}{}", crate::fen::square_name(from), crate::fen::square_name(to), promo)
+    format!(
+        "{}{}{}",
+        crate::fen::square_name(from),
+        crate::fen::square_name(to),
+        promo
+    )
 }
 
 fn nodes_batch(ids: &[u64], roots: &[u64], mults: &[u64]) -> Result<RecordBatch> {
@@ -294,4 +343,3 @@ fn nodes_batch(ids: &[u64], roots: &[u64], mults: &[u64]) -> Result<RecordBatch>
 pub fn row_count(batches: &[RecordBatch]) -> usize {
     batches.iter().map(|b| b.num_rows()).sum()
 }
-

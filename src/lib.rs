@@ -9,6 +9,7 @@
 pub mod engine;
 pub mod error;
 pub mod fen;
+pub mod input;
 pub mod pgn;
 pub mod pipeline;
 pub mod profile;

@@ -1,7 +1,7 @@
 //! The `sqlchess` command line: validate PGN games, list legal moves, count perft, profile
 //! and explain the pipeline's stages.
 
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -11,8 +11,10 @@ use datafusion::arrow::array::{ArrayRef, AsArray, RecordBatch, StringArray, UInt
 use datafusion::arrow::datatypes::{DataType, Field, Schema, UInt64Type};
 use std::sync::Arc;
 
-use sqlchess::pgn::{PgnReader, RawGame};
-use sqlchess::report::{self, Format};
+use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use sqlchess::input::{ByteCounter, Input};
+use sqlchess::pgn::{PgnError, PgnReader, RawGame};
+use sqlchess::report::{self, Format, ReportWriter};
 use sqlchess::validate::{GameReport, validate_games};
 use sqlchess::{Engine, Error, PipelineConfig, Result, Setup};
 
@@ -30,16 +32,23 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Validate PGN games: per game the first illegal ply and why, final position and status.
+    ///
+    /// Games are read, validated and written --batch at a time (memory does not grow with
+    /// the input). Summary on stderr. Exit status: 0 all games legal, 1 some game illegal or
+    /// malformed, 2 usage or I/O error.
     Validate {
-        /// PGN files (default: data/sample.pgn).
+        /// PGN files, directories (searched recursively for *.pgn, *.pgn.zst, *.pgn.gz,
+        /// *.pgn.bz2) or - for standard input; .zst/.gz/.bz2 are decompressed on the fly
+        /// (default: data/sample.pgn).
         files: Vec<PathBuf>,
         /// Write one row per game here (.csv, .json, .parquet or .arrow).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Report format, when the extension of --out does not say.
+        /// Report format, when the extension of --out does not say; without --out the report
+        /// goes to standard output in this format.
         #[arg(long, value_enum)]
         format: Option<Format>,
-        /// Games per pipeline batch.
+        /// Games per pipeline batch (validated and written together).
         #[arg(long, default_value_t = 2000)]
         batch: usize,
         /// Print the per-stage profile (rows, time) of the whole run.
@@ -99,7 +108,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: {e}");
@@ -122,9 +134,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     }
     let engine = Engine::new(config).await?;
     match cli.command {
-        Command::Validate { files, out, format, batch, profile } => {
-            validate(&engine, files, out, format, batch.max(1), profile).await
-        }
+        Command::Validate {
+            files,
+            out,
+            format,
+            batch,
+            profile,
+        } => validate(&engine, files, out, format, batch.max(1), profile).await,
         Command::Moves { fen, fens, out } => moves(&engine, fen, fens, out).await,
         Command::Perft { fen, depth, divide } => {
             let setup = parse_fen(&fen)?;
@@ -136,23 +152,43 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 }
                 rows.iter().map(|(_, n)| n).sum()
             } else {
-                engine.perft(&[setup], depth).await?.first().copied().unwrap_or(0)
+                engine
+                    .perft(&[setup], depth)
+                    .await?
+                    .first()
+                    .copied()
+                    .unwrap_or(0)
             };
             eprintln!("time: {:.3} s", t0.elapsed().as_secs_f64());
             println!("nodes: {nodes}");
             Ok(ExitCode::SUCCESS)
         }
-        Command::Explain { pipeline, analyze, stage } => sqlchess::profile::explain_command(&engine, pipeline, stage, analyze).await,
-        Command::Profile { pipeline, fens, pgn, json } => sqlchess::profile::profile_command(&engine, pipeline, fens, pgn, json).await,
+        Command::Explain {
+            pipeline,
+            analyze,
+            stage,
+        } => sqlchess::profile::explain_command(&engine, pipeline, stage, analyze).await,
+        Command::Profile {
+            pipeline,
+            fens,
+            pgn,
+            json,
+        } => sqlchess::profile::profile_command(&engine, pipeline, fens, pgn, json).await,
     }
 }
 
 fn parse_fen(fen: &str) -> Result<Setup> {
-    Setup::from_fen(fen).map_err(|e| Error::Fen { fen: fen.to_string(), source: e })
+    Setup::from_fen(fen).map_err(|e| Error::Fen {
+        fen: fen.to_string(),
+        source: e,
+    })
 }
 
 fn open(path: &Path) -> Result<Box<dyn BufRead>> {
-    let io = |e: std::io::Error| Error::Io { path: path.display().to_string(), source: e };
+    let io = |e: std::io::Error| Error::Io {
+        path: path.display().to_string(),
+        source: e,
+    };
     let file = std::fs::File::open(path).map_err(io)?;
     Ok(Box::new(std::io::BufReader::new(file)))
 }
@@ -165,66 +201,264 @@ async fn validate(
     batch: usize,
     profile: bool,
 ) -> Result<ExitCode> {
-    let files = if files.is_empty() { vec![PathBuf::from("data/sample.pgn")] } else { files };
+    let files = if files.is_empty() {
+        vec![PathBuf::from("data/sample.pgn")]
+    } else {
+        files
+    };
     let format = match (&out, format) {
         (_, Some(f)) => Some(f),
         (Some(p), None) => Some(Format::from_path(p)?),
         (None, None) => None,
     };
+    let inputs = sqlchess::input::expand(&files)?;
+    if inputs.is_empty() {
+        eprintln!("warning: no PGN files found");
+    }
+    let mut sink = match (&out, format) {
+        (Some(path), Some(f)) => {
+            ReportSink::Report(ReportWriter::create(path, f, report::report_schema())?)
+        }
+        (None, Some(f)) => ReportSink::Report(ReportWriter::new(
+            Box::new(std::io::stdout()),
+            STDOUT,
+            f,
+            report::report_schema(),
+        )?),
+        _ => ReportSink::Lines(std::io::BufWriter::new(std::io::stdout())),
+    };
+    let bytes = ByteCounter::new();
+    let pb = progress_bar(inputs.iter().map(Input::size).sum());
+    pb.set_message("0 games validated");
     let t0 = Instant::now();
-    let mut reports: Vec<GameReport> = vec![];
-    let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
-    let mut games: Vec<(&str, RawGame)> = vec![];
-    for (path, name) in files.iter().zip(&names) {
-        for game in PgnReader::new(open(path)?) {
-            games.push((name, game.map_err(|e| Error::Io { path: name.clone(), source: std::io::Error::other(e) })?));
-            if games.len() == batch {
-                reports.extend(validate_games(engine, &games).await?);
+    let mut summary = Summary::default();
+    let mut io_errors = 0u64;
+    let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(batch.min(65_536));
+    for input in &inputs {
+        let reader = match input.open(&bytes) {
+            Ok(r) => r,
+            Err(e) => {
+                pb.suspend(|| eprintln!("error: {e}"));
+                io_errors += 1;
+                continue;
+            }
+        };
+        for game in PgnReader::new(reader) {
+            match game {
+                Ok(g) => games.push((input.name.as_str(), g)),
+                Err(PgnError::Io(e)) => {
+                    pb.suspend(|| {
+                        eprintln!(
+                            "error: {}: {e} (the rest of this input is not read)",
+                            input.name
+                        )
+                    });
+                    io_errors += 1;
+                    break;
+                }
+            }
+            pb.set_position(bytes.get());
+            if games.len() >= batch {
+                validate_batch(engine, &games, &mut sink, &mut summary, &pb, t0).await?;
                 games.clear();
             }
         }
     }
-    reports.extend(validate_games(engine, &games).await?);
-    let secs = t0.elapsed().as_secs_f64();
-    let plies: u64 = reports.iter().map(|r| u64::from(r.plies)).sum();
-    let bad = reports.iter().filter(|r| r.error_kind.is_some()).count();
-    if let (Some(path), Some(format)) = (&out, format) {
-        let batch = report::reports_to_batch(&reports)?;
-        report::write_batches(path, format, report::report_schema(), &[batch])?;
-    } else {
-        for r in &reports {
-            println!(
-                "{} #{}: {} plies, {}{}",
-                r.file,
-                r.game_index,
-                r.plies,
-                r.final_status.as_deref().unwrap_or("-"),
-                match (&r.error_kind, &r.error_message) {
-                    (Some(k), Some(m)) => format!(", {k}: {m}"),
-                    _ => String::new(),
-                }
-            );
-        }
-    }
-    println!(
-        "games: {}, plies: {plies}, illegal games: {bad}, time: {secs:.2} s, games/s: {:.0}, plies/s: {:.0}",
-        reports.len(),
-        reports.len() as f64 / secs,
-        plies as f64 / secs
+    validate_batch(engine, &games, &mut sink, &mut summary, &pb, t0).await?;
+    sink.finish()?;
+    pb.finish_and_clear();
+    summary.print(
+        t0.elapsed().as_secs_f64(),
+        bytes.get(),
+        inputs.len(),
+        io_errors,
     );
     if profile {
         sqlchess::profile::print_profile(engine);
     }
-    Ok(if bad == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if io_errors > 0 {
+        ExitCode::from(2)
+    } else if summary.bad() > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
-async fn moves(engine: &Engine, fen: Option<String>, fens: Option<PathBuf>, out: Option<PathBuf>) -> Result<ExitCode> {
+/// Name of standard output in errors.
+const STDOUT: &str = "<stdout>";
+
+/// Where `validate` writes its per-game rows.
+enum ReportSink {
+    /// A report file (or standard output) in one of the report formats.
+    Report(ReportWriter),
+    /// One human-readable line per game on standard output.
+    Lines(std::io::BufWriter<std::io::Stdout>),
+}
+
+impl ReportSink {
+    fn write(&mut self, reports: &[GameReport], pb: &ProgressBar) -> Result<()> {
+        match self {
+            ReportSink::Report(w) => w.write(&report::reports_to_batch(reports)?),
+            ReportSink::Lines(w) => pb
+                .suspend(|| {
+                    for r in reports {
+                        writeln!(
+                            w,
+                            "{} #{}: {} plies, {}{}",
+                            r.file,
+                            r.game_index,
+                            r.plies,
+                            r.final_status.as_deref().unwrap_or("-"),
+                            match (&r.error_kind, &r.error_message) {
+                                (Some(k), Some(m)) => format!(", {k}: {m}"),
+                                _ => String::new(),
+                            }
+                        )?;
+                    }
+                    w.flush()
+                })
+                .map_err(|e| Error::Io {
+                    path: STDOUT.into(),
+                    source: e,
+                }),
+        }
+    }
+
+    fn finish(self) -> Result<()> {
+        match self {
+            ReportSink::Report(w) => w.finish(),
+            ReportSink::Lines(mut w) => w.flush().map_err(|e| Error::Io {
+                path: STDOUT.into(),
+                source: e,
+            }),
+        }
+    }
+}
+
+/// Validates one batch of games, writes its rows and counts them.
+async fn validate_batch(
+    engine: &Engine,
+    games: &[(&str, RawGame)],
+    sink: &mut ReportSink,
+    summary: &mut Summary,
+    pb: &ProgressBar,
+    t0: Instant,
+) -> Result<()> {
+    if games.is_empty() {
+        return Ok(());
+    }
+    let reports = validate_games(engine, games).await?;
+    sink.write(&reports, pb)?;
+    summary.add(&reports);
+    let secs = t0.elapsed().as_secs_f64().max(1e-9);
+    pb.set_message(format!(
+        "{} games validated, {:.0} games/s",
+        HumanCount(summary.games),
+        summary.games as f64 / secs
+    ));
+    Ok(())
+}
+
+/// A progress bar on stderr (by bytes read when the total size is known), hidden when
+/// stderr is not a terminal.
+fn progress_bar(total_bytes: Option<u64>) -> ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let (pb, template) = match total_bytes {
+        Some(n) => (
+            ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
+            "{spinner} {elapsed_precise} [{wide_bar}] {bytes}/{total_bytes} read, {msg}",
+        ),
+        None => (
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+            "{spinner} {elapsed_precise} {bytes} read, {msg}",
+        ),
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        pb.set_style(style.progress_chars("=> "));
+    }
+    pb.enable_steady_tick(std::time::Duration::from_millis(200));
+    pb
+}
+
+/// Counts of a validation run.
+#[derive(Default)]
+struct Summary {
+    games: u64,
+    plies: u64,
+    legal: u64,
+    /// Games per error kind.
+    kinds: std::collections::BTreeMap<String, u64>,
+}
+
+impl Summary {
+    fn add(&mut self, reports: &[GameReport]) {
+        for r in reports {
+            self.games += 1;
+            self.plies += u64::from(r.plies);
+            match &r.error_kind {
+                None => self.legal += 1,
+                Some(k) => *self.kinds.entry(k.clone()).or_default() += 1,
+            }
+        }
+    }
+
+    /// Games illegal or malformed (every error kind but `unsupported_variant`).
+    fn bad(&self) -> u64 {
+        self.kinds
+            .iter()
+            .filter(|(k, _)| k.as_str() != sqlchess::validate::kind::UNSUPPORTED_VARIANT)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// The summary, on stderr.
+    fn print(&self, secs: f64, bytes: u64, inputs: usize, io_errors: u64) {
+        let rate = |n: u64| n as f64 / secs.max(1e-9);
+        let kinds = if self.kinds.is_empty() {
+            "none".to_string()
+        } else {
+            self.kinds
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        eprintln!(
+            "games: {}, plies: {}, legal games: {}",
+            self.games, self.plies, self.legal
+        );
+        eprintln!("games per error kind: {kinds}");
+        eprintln!(
+            "games/s: {:.0}, plies/s: {:.0}, wall time: {secs:.2} s, read: {} from {inputs} input(s)",
+            rate(self.games),
+            rate(self.plies),
+            HumanBytes(bytes)
+        );
+        if io_errors > 0 {
+            eprintln!("I/O errors: {io_errors} (see above)");
+        }
+    }
+}
+
+async fn moves(
+    engine: &Engine,
+    fen: Option<String>,
+    fens: Option<PathBuf>,
+    out: Option<PathBuf>,
+) -> Result<ExitCode> {
     let lines: Vec<String> = match (&fen, &fens) {
         (Some(f), None) => vec![f.clone()],
         (None, Some(path)) => {
             let mut v = vec![];
             for line in open(path)?.lines() {
-                v.push(line.map_err(|e| Error::Io { path: path.display().to_string(), source: e })?);
+                v.push(line.map_err(|e| Error::Io {
+                    path: path.display().to_string(),
+                    source: e,
+                })?);
             }
             v
         }
@@ -253,8 +487,14 @@ async fn moves(engine: &Engine, fen: Option<String>, fens: Option<PathBuf>, out:
     let mut san_col = vec![];
     for b in &batches {
         let id = b.column(0).as_primitive::<UInt64Type>();
-        let uci = b.column_by_name("uci").ok_or_else(|| Error::Schema("uci".into()))?.as_string::<i32>();
-        let san = b.column_by_name("san").ok_or_else(|| Error::Schema("san".into()))?.as_string::<i32>();
+        let uci = b
+            .column_by_name("uci")
+            .ok_or_else(|| Error::Schema("uci".into()))?
+            .as_string::<i32>();
+        let san = b
+            .column_by_name("san")
+            .ok_or_else(|| Error::Schema("san".into()))?
+            .as_string::<i32>();
         for i in 0..b.num_rows() {
             let pid = id.value(i);
             idx.push(pid);
@@ -273,7 +513,11 @@ async fn moves(engine: &Engine, fen: Option<String>, fens: Option<PathBuf>, out:
                 Field::new("uci", DataType::Utf8, false),
                 Field::new("san", DataType::Utf8, false),
             ]));
-            let pick = |v: &Vec<String>| Arc::new(StringArray::from_iter_values(order.iter().map(|&i| v[i].as_str()))) as ArrayRef;
+            let pick = |v: &Vec<String>| {
+                Arc::new(StringArray::from_iter_values(
+                    order.iter().map(|&i| v[i].as_str()),
+                )) as ArrayRef
+            };
             let batch = RecordBatch::try_new(
                 schema.clone(),
                 vec![
@@ -297,5 +541,9 @@ async fn moves(engine: &Engine, fen: Option<String>, fens: Option<PathBuf>, out:
             }
         }
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

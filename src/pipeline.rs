@@ -24,8 +24,8 @@ use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::datasource::TableProvider;
-use datafusion::physical_plan::execution_plan::reset_plan_states;
 use datafusion::logical_expr::LogicalPlan;
+use datafusion::physical_plan::execution_plan::reset_plan_states;
 use datafusion::physical_plan::metrics::MetricValue;
 use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -44,7 +44,10 @@ pub struct StageSql {
 
 macro_rules! stage {
     ($name:literal) => {
-        StageSql { name: $name, sql: include_str!(concat!("../plans/", $name, ".sql")) }
+        StageSql {
+            name: $name,
+            sql: include_str!(concat!("../plans/", $name, ".sql")),
+        }
     };
 }
 
@@ -115,7 +118,8 @@ pub struct StageProfile {
     pub runs: u64,
     /// Rows it produced, summed over runs.
     pub rows: u64,
-    /// Wall time spent creating physical plans.
+    /// Wall time spent creating physical plans (after a stage's first run: resetting its
+    /// cached physical plan).
     pub planning: Duration,
     /// Wall time spent executing (collecting) them.
     pub execution: Duration,
@@ -132,7 +136,13 @@ pub struct StageProfile {
 impl StageProfile {
     /// Adds one run: its output rows, planning and execution wall times, and the metrics of
     /// its executed physical plan (see [`plan_metrics`]).
-    pub fn add_run(&mut self, rows: usize, planning: Duration, execution: Duration, metrics: &PlanMetrics) {
+    pub fn add_run(
+        &mut self,
+        rows: usize,
+        planning: Duration,
+        execution: Duration,
+        metrics: &PlanMetrics,
+    ) {
         self.runs += 1;
         self.rows += rows as u64;
         self.planning += planning;
@@ -176,7 +186,10 @@ pub fn plan_metrics(plan: &dyn ExecutionPlan) -> PlanMetrics {
     let (mut nanos, mut mem) = (0u64, None);
     walk(plan, &mut nanos, &mut mem);
     PlanMetrics {
-        output_rows: plan.metrics().and_then(|m| m.output_rows()).map(|r| r as u64),
+        output_rows: plan
+            .metrics()
+            .and_then(|m| m.output_rows())
+            .map(|r| r as u64),
         compute: Duration::from_nanos(nanos),
         peak_memory: mem,
     }
@@ -194,8 +207,13 @@ pub struct PipelineConfig {
 
 impl Default for PipelineConfig {
     fn default() -> Self {
-        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        PipelineConfig { target_partitions: cores, batch_size: 8192 }
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        PipelineConfig {
+            target_partitions: cores,
+            batch_size: 8192,
+        }
     }
 }
 
@@ -226,9 +244,18 @@ impl Pipeline {
             .set_bool("datafusion.sql_parser.map_string_types_to_utf8view", false)
             // physical plans are re-executed (see crate::slot): no dynamic filters in them
             .set_bool("datafusion.optimizer.enable_dynamic_filter_pushdown", false)
-            .set_bool("datafusion.optimizer.enable_join_dynamic_filter_pushdown", false)
-            .set_bool("datafusion.optimizer.enable_topk_dynamic_filter_pushdown", false)
-            .set_bool("datafusion.optimizer.enable_aggregate_dynamic_filter_pushdown", false);
+            .set_bool(
+                "datafusion.optimizer.enable_join_dynamic_filter_pushdown",
+                false,
+            )
+            .set_bool(
+                "datafusion.optimizer.enable_topk_dynamic_filter_pushdown",
+                false,
+            )
+            .set_bool(
+                "datafusion.optimizer.enable_aggregate_dynamic_filter_pushdown",
+                false,
+            );
         let ctx = SessionContext::new_with_config(session);
         let mut pipeline = Pipeline {
             ctx,
@@ -279,11 +306,15 @@ impl Pipeline {
 
     /// The optimised logical plan of a stage. Errors: [`Error::UnknownStage`].
     pub fn plan(&self, stage: &str) -> Result<&LogicalPlan> {
-        self.plans.get(stage).ok_or_else(|| Error::UnknownStage(stage.to_string()))
+        self.plans
+            .get(stage)
+            .ok_or_else(|| Error::UnknownStage(stage.to_string()))
     }
 
     fn table_ref(&self, name: &str) -> Result<&Arc<SlotTable>> {
-        self.tables.get(name).ok_or_else(|| Error::UnknownStage(name.to_string()))
+        self.tables
+            .get(name)
+            .ok_or_else(|| Error::UnknownStage(name.to_string()))
     }
 
     /// Replaces the contents of a table (input, static or stage). Columns are cast to the
@@ -318,12 +349,20 @@ impl Pipeline {
             .get_key_value(stage)
             .ok_or_else(|| Error::UnknownStage(stage.to_string()))?;
         let t0 = Instant::now();
-        let cached = self.physical.lock().map_err(|_| Error::Poisoned)?.get(name).cloned();
+        let cached = self
+            .physical
+            .lock()
+            .map_err(|_| Error::Poisoned)?
+            .get(name)
+            .cloned();
         let physical = match cached {
             Some(p) => reset_plan_states(p)?,
             None => {
                 let p = self.physical_plan(plan).await?;
-                self.physical.lock().map_err(|_| Error::Poisoned)?.insert(name, p.clone());
+                self.physical
+                    .lock()
+                    .map_err(|_| Error::Poisoned)?
+                    .insert(name, p.clone());
                 p
             }
         };
@@ -333,10 +372,18 @@ impl Pipeline {
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         {
             let mut profile = self.profile.lock().map_err(|_| Error::Poisoned)?;
-            profile.entry(name).or_default().add_run(rows, t1 - t0, t2 - t1, &plan_metrics(physical.as_ref()));
+            profile.entry(name).or_default().add_run(
+                rows,
+                t1 - t0,
+                t2 - t1,
+                &plan_metrics(physical.as_ref()),
+            );
         }
         if self.keep_plans.load(Ordering::Relaxed) {
-            self.last_plans.lock().map_err(|_| Error::Poisoned)?.insert(name, physical);
+            self.last_plans
+                .lock()
+                .map_err(|_| Error::Poisoned)?
+                .insert(name, physical);
         }
         self.set_table(name, batches.clone()).await?;
         Ok(batches)
@@ -353,7 +400,10 @@ impl Pipeline {
     /// Creates the physical plan of a stage's optimised logical plan (no re-optimisation).
     pub async fn physical_plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
         let state = self.ctx.state();
-        Ok(state.query_planner().create_physical_plan(plan, &state).await?)
+        Ok(state
+            .query_planner()
+            .create_physical_plan(plan, &state)
+            .await?)
     }
 
     /// Per-stage figures summed since the pipeline was made or [`Pipeline::reset_profile`].
@@ -389,12 +439,15 @@ impl Pipeline {
     /// `DisplayableExecutionPlan::with_metrics`), if [`Pipeline::keep_last_plans`] was on
     /// when the stage last ran.
     pub fn last_plan(&self, stage: &str) -> Option<Arc<dyn ExecutionPlan>> {
-        self.last_plans.lock().ok().and_then(|p| p.get(stage).cloned())
+        self.last_plans
+            .lock()
+            .ok()
+            .and_then(|p| p.get(stage).cloned())
     }
 }
 
 /// Casts a batch's columns (by position) to a schema.
-fn conform(batch: RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+pub(crate) fn conform(batch: RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
     if batch.schema() == *schema {
         return Ok(batch);
     }

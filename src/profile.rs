@@ -97,9 +97,13 @@ pub enum Workload {
 impl Workload {
     /// The default workload: the first `n` FENs of `tests/data/oracle_positions.csv`, cycled.
     pub fn default_positions(n: usize) -> Workload {
-        let all = parse_fens(ORACLE_POSITIONS, "tests/data/oracle_positions.csv").unwrap_or_default();
-        let setups: Vec<Setup> = all.iter().copied().cycle().take(if all.is_empty() { 0 } else { n }).collect();
-        let source = format!("{n} positions: tests/data/oracle_positions.csv ({} real-game positions, cycled)", all.len());
+        let all =
+            parse_fens(ORACLE_POSITIONS, "tests/data/oracle_positions.csv").unwrap_or_default();
+        let setups: Vec<Setup> = all.iter().copied().cycle().take(n).collect();
+        let source = format!(
+            "{n} positions: tests/data/oracle_positions.csv ({} real-game positions, cycled)",
+            all.len()
+        );
         Workload::Positions { setups, source }
     }
 
@@ -107,7 +111,10 @@ impl Workload {
     ///
     /// Errors: [`Error::Io`], [`Error::Fen`] for a line that is not a FEN.
     pub fn fen_file(path: &Path) -> Result<Workload> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.display().to_string(), source: e })?;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            source: e,
+        })?;
         let setups = parse_fens(&text, &path.display().to_string())?;
         let source = format!("{} positions: {}", setups.len(), path.display());
         Ok(Workload::Positions { setups, source })
@@ -132,9 +139,11 @@ impl Workload {
 /// and the line).
 pub fn parse_fens(text: &str, source: &str) -> Result<Vec<Setup>> {
     let mut lines = text.lines().enumerate().peekable();
-    let column = lines
-        .peek()
-        .and_then(|(_, header)| header.split(',').position(|f| f.trim().eq_ignore_ascii_case("fen")));
+    let column = lines.peek().and_then(|(_, header)| {
+        header
+            .split(',')
+            .position(|f| f.trim().eq_ignore_ascii_case("fen"))
+    });
     if column.is_some() {
         lines.next();
     }
@@ -148,7 +157,10 @@ pub fn parse_fens(text: &str, source: &str) -> Result<Vec<Setup>> {
         if fen.is_empty() {
             continue;
         }
-        let setup = Setup::from_fen(fen).map_err(|e| Error::Fen { fen: format!("{source} line {}: {fen}", i + 1), source: e })?;
+        let setup = Setup::from_fen(fen).map_err(|e| Error::Fen {
+            fen: format!("{source} line {}: {fen}", i + 1),
+            source: e,
+        })?;
         out.push(setup);
     }
     Ok(out)
@@ -191,7 +203,12 @@ pub struct ProfileReport {
 impl ProfileReport {
     /// Builds the rows from the per-stage figures of [`crate::Pipeline::profile`] or
     /// [`SeedPipeline::profile`].
-    pub fn from_stages(pipeline: PipelineKind, input: String, wall: Option<Duration>, stages: &[(String, StageProfile)]) -> ProfileReport {
+    pub fn from_stages(
+        pipeline: PipelineKind,
+        input: String,
+        wall: Option<Duration>,
+        stages: &[(String, StageProfile)],
+    ) -> ProfileReport {
         let total: f64 = stages.iter().map(|(_, p)| p.execution.as_secs_f64()).sum();
         let rows = stages
             .iter()
@@ -202,11 +219,20 @@ impl ProfileReport {
                 planning: p.planning,
                 execution: p.execution,
                 compute: p.compute,
-                share: if total > 0.0 { 100.0 * p.execution.as_secs_f64() / total } else { 0.0 },
+                share: if total > 0.0 {
+                    100.0 * p.execution.as_secs_f64() / total
+                } else {
+                    0.0
+                },
                 peak_memory: p.peak_memory,
             })
             .collect();
-        ProfileReport { pipeline, input, wall, rows }
+        ProfileReport {
+            pipeline,
+            input,
+            wall,
+            rows,
+        }
     }
 
     /// Planning wall time summed over stages.
@@ -298,13 +324,19 @@ impl ProfileReport {
     pub fn to_batch(&self) -> Result<RecordBatch> {
         let r = &self.rows;
         let ms = |g: fn(&ProfileRow) -> Duration| {
-            Arc::new(Float64Array::from_iter_values(r.iter().map(|x| g(x).as_secs_f64() * 1e3))) as ArrayRef
+            Arc::new(Float64Array::from_iter_values(
+                r.iter().map(|x| g(x).as_secs_f64() * 1e3),
+            )) as ArrayRef
         };
         Ok(RecordBatch::try_new(
             ProfileReport::schema(),
             vec![
-                Arc::new(StringArray::from_iter_values(r.iter().map(|_| self.pipeline.as_str()))),
-                Arc::new(StringArray::from_iter_values(r.iter().map(|x| x.stage.as_str()))),
+                Arc::new(StringArray::from_iter_values(
+                    r.iter().map(|_| self.pipeline.as_str()),
+                )),
+                Arc::new(StringArray::from_iter_values(
+                    r.iter().map(|x| x.stage.as_str()),
+                )),
                 Arc::new(UInt64Array::from_iter_values(r.iter().map(|x| x.runs))),
                 Arc::new(UInt64Array::from_iter_values(r.iter().map(|x| x.rows))),
                 ms(|x| x.planning),
@@ -321,7 +353,12 @@ impl ProfileReport {
     ///
     /// Errors: [`Error::Io`], [`Error::Arrow`].
     pub fn write_json(&self, path: &Path) -> Result<()> {
-        report::write_batches(path, Format::Json, ProfileReport::schema(), &[self.to_batch()?])
+        report::write_batches(
+            path,
+            Format::Json,
+            ProfileReport::schema(),
+            &[self.to_batch()?],
+        )
     }
 }
 
@@ -343,11 +380,19 @@ pub fn format_bytes(b: u64) -> String {
 /// The DataFusion target partitions of the engine's session, for a seed pipeline that
 /// should use the same number.
 fn partitions(engine: &Engine) -> usize {
-    engine.pipeline().context().state().config().target_partitions()
+    engine
+        .pipeline()
+        .context()
+        .state()
+        .config()
+        .target_partitions()
 }
 
 fn open(path: &Path) -> Result<Box<dyn BufRead>> {
-    let file = std::fs::File::open(path).map_err(|e| Error::Io { path: path.display().to_string(), source: e })?;
+    let file = std::fs::File::open(path).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        source: e,
+    })?;
     Ok(Box::new(std::io::BufReader::new(file)))
 }
 
@@ -362,7 +407,10 @@ where
     for path in paths {
         let name = path.display().to_string();
         for game in PgnReader::new(open(path)?) {
-            let game = game.map_err(|e| Error::Io { path: name.clone(), source: std::io::Error::other(e) })?;
+            let game = game.map_err(|e| Error::Io {
+                path: name.clone(),
+                source: std::io::Error::other(e),
+            })?;
             games.push((name.clone(), game));
             if games.len() == batch {
                 f(std::mem::take(&mut games)).await?;
@@ -386,7 +434,8 @@ async fn run_fide(engine: &Engine, workload: &Workload) -> Result<()> {
         Workload::Games(paths) => {
             for_game_batches(paths, GAME_BATCH, |games| async move {
                 let (names, games): (Vec<String>, Vec<RawGame>) = games.into_iter().unzip();
-                let refs: Vec<(&str, RawGame)> = names.iter().map(String::as_str).zip(games).collect();
+                let refs: Vec<(&str, RawGame)> =
+                    names.iter().map(String::as_str).zip(games).collect();
                 validate_games(engine, &refs).await.map(|_| ())
             })
             .await?;
@@ -402,7 +451,10 @@ pub fn start_positions(paths: &[PathBuf]) -> Result<Vec<Setup>> {
     for path in paths {
         let name = path.display().to_string();
         for game in PgnReader::new(open(path)?) {
-            let game = game.map_err(|e| Error::Io { path: name.clone(), source: std::io::Error::other(e) })?;
+            let game = game.map_err(|e| Error::Io {
+                path: name.clone(),
+                source: std::io::Error::other(e),
+            })?;
             match game.tag("FEN") {
                 Some(fen) => {
                     if let Ok(s) = Setup::from_fen(fen) {
@@ -437,14 +489,23 @@ async fn run_seed(seed: &mut SeedPipeline, setups: &[Setup]) -> Result<()> {
 /// profile. The seed pipeline is built on a session with the engine's target partitions.
 ///
 /// Errors: [`Error::DataFusion`] and the input errors of the workload ([`Error::Io`]).
-pub async fn run_profile(engine: &Engine, pipeline: PipelineKind, workload: &Workload) -> Result<ProfileReport> {
+pub async fn run_profile(
+    engine: &Engine,
+    pipeline: PipelineKind,
+    workload: &Workload,
+) -> Result<ProfileReport> {
     match pipeline {
         PipelineKind::Fide => {
             engine.pipeline().reset_profile();
             let t0 = Instant::now();
             run_fide(engine, workload).await?;
             let wall = t0.elapsed();
-            Ok(ProfileReport::from_stages(pipeline, workload.describe(), Some(wall), &engine.pipeline().profile()))
+            Ok(ProfileReport::from_stages(
+                pipeline,
+                workload.describe(),
+                Some(wall),
+                &engine.pipeline().profile(),
+            ))
         }
         PipelineKind::Seed => {
             let setups = seed_positions(workload)?;
@@ -453,10 +514,19 @@ pub async fn run_profile(engine: &Engine, pipeline: PipelineKind, workload: &Wor
             run_seed(&mut seed, &setups).await?;
             let wall = t0.elapsed();
             let input = match workload {
-                Workload::Games(_) => format!("{} start positions of the {}", setups.len(), workload.describe()),
+                Workload::Games(_) => format!(
+                    "{} start positions of the {}",
+                    setups.len(),
+                    workload.describe()
+                ),
                 Workload::Positions { .. } => workload.describe(),
             };
-            Ok(ProfileReport::from_stages(pipeline, input, Some(wall), &seed.profile()))
+            Ok(ProfileReport::from_stages(
+                pipeline,
+                input,
+                Some(wall),
+                &seed.profile(),
+            ))
         }
     }
 }
@@ -474,7 +544,11 @@ pub async fn profile_command(
     json: Option<PathBuf>,
 ) -> Result<ExitCode> {
     let workload = match (fens, pgn.is_empty()) {
-        (Some(_), false) => return Err(Error::Usage("give either --fens FILE or PGN files, not both".into())),
+        (Some(_), false) => {
+            return Err(Error::Usage(
+                "give either --fens FILE or PGN files, not both".into(),
+            ));
+        }
         (Some(path), true) => Workload::fen_file(&path)?,
         (None, false) => Workload::Games(pgn),
         (None, true) => Workload::default_positions(DEFAULT_POSITIONS),
@@ -491,7 +565,12 @@ pub async fn profile_command(
 /// `sqlchess validate --profile`: prints the per-stage table of everything the engine has
 /// run since its pipeline was made (or its profile was reset).
 pub fn print_profile(engine: &Engine) {
-    let report = ProfileReport::from_stages(PipelineKind::Fide, String::new(), None, &engine.pipeline().profile());
+    let report = ProfileReport::from_stages(
+        PipelineKind::Fide,
+        String::new(),
+        None,
+        &engine.pipeline().profile(),
+    );
     print!("{}", report.to_table());
 }
 
@@ -514,7 +593,12 @@ pub fn print_profile(engine: &Engine) {
 ///
 /// Errors: [`Error::UnknownStage`] for a name that is not a stage of the pipeline;
 /// [`Error::DataFusion`].
-pub async fn explain(engine: &Engine, pipeline: PipelineKind, stage: Option<&str>, analyze: Option<&Workload>) -> Result<String> {
+pub async fn explain(
+    engine: &Engine,
+    pipeline: PipelineKind,
+    stage: Option<&str>,
+    analyze: Option<&Workload>,
+) -> Result<String> {
     match pipeline {
         PipelineKind::Fide => explain_fide(engine, stage, analyze).await,
         PipelineKind::Seed => explain_seed(engine, stage, analyze).await,
@@ -523,7 +607,9 @@ pub async fn explain(engine: &Engine, pipeline: PipelineKind, stage: Option<&str
 
 fn physical_text(plan: &dyn ExecutionPlan, metrics: bool) -> String {
     if metrics {
-        DisplayableExecutionPlan::with_metrics(plan).indent(true).to_string()
+        DisplayableExecutionPlan::with_metrics(plan)
+            .indent(true)
+            .to_string()
     } else {
         DisplayableExecutionPlan::new(plan).indent(true).to_string()
     }
@@ -544,7 +630,11 @@ fn summary(p: Option<&StageProfile>) -> String {
     }
 }
 
-async fn explain_fide(engine: &Engine, stage: Option<&str>, analyze: Option<&Workload>) -> Result<String> {
+async fn explain_fide(
+    engine: &Engine,
+    stage: Option<&str>,
+    analyze: Option<&Workload>,
+) -> Result<String> {
     let p = engine.pipeline();
     let names: Vec<&str> = match stage {
         Some(s) => {
@@ -562,7 +652,11 @@ async fn explain_fide(engine: &Engine, stage: Option<&str>, analyze: Option<&Wor
             let _ = writeln!(out, "-- analyzed: {}", workload.describe());
             for st in STAGES.iter().filter(|s| names.contains(&s.name)) {
                 if p.last_plan(st.name).is_none() {
-                    let _ = writeln!(out, "-- stage {} is not part of the workload: ran once on the tables it left", st.name);
+                    let _ = writeln!(
+                        out,
+                        "-- stage {} is not part of the workload: ran once on the tables it left",
+                        st.name
+                    );
                     p.run(st.name).await?;
                 }
             }
@@ -577,15 +671,29 @@ async fn explain_fide(engine: &Engine, stage: Option<&str>, analyze: Option<&Wor
     let profile = p.profile();
     for name in names {
         let plan = p.plan(name)?;
-        let _ = writeln!(out, "== stage {name}\n-- logical plan\n{}", plan.display_indent());
+        let _ = writeln!(
+            out,
+            "== stage {name}\n-- logical plan\n{}",
+            plan.display_indent()
+        );
         match analyze.and_then(|_| p.last_plan(name)) {
             Some(physical) => {
-                out.push_str(&summary(profile.iter().find(|(n, _)| n == name).map(|(_, s)| s)));
-                let _ = writeln!(out, "-- physical plan with metrics (last run)\n{}", physical_text(physical.as_ref(), true));
+                out.push_str(&summary(
+                    profile.iter().find(|(n, _)| n == name).map(|(_, s)| s),
+                ));
+                let _ = writeln!(
+                    out,
+                    "-- physical plan with metrics (last run)\n{}",
+                    physical_text(physical.as_ref(), true)
+                );
             }
             None => {
                 let physical = p.physical_plan(plan).await?;
-                let _ = writeln!(out, "-- physical plan\n{}", physical_text(physical.as_ref(), false));
+                let _ = writeln!(
+                    out,
+                    "-- physical plan\n{}",
+                    physical_text(physical.as_ref(), false)
+                );
             }
         }
     }
@@ -610,11 +718,20 @@ fn example_move() -> SeedMove {
     }
 }
 
-async fn explain_seed(engine: &Engine, stage: Option<&str>, analyze: Option<&Workload>) -> Result<String> {
+async fn explain_seed(
+    engine: &Engine,
+    stage: Option<&str>,
+    analyze: Option<&Workload>,
+) -> Result<String> {
     let stages: Vec<&seed::SeedStage> = match stage {
         Some(s) => {
             let s = if s == "legal_moves" { "stage13" } else { s };
-            vec![SEED_STAGES.iter().find(|st| st.name == s).ok_or_else(|| Error::UnknownStage(s.to_string()))?]
+            vec![
+                SEED_STAGES
+                    .iter()
+                    .find(|st| st.name == s)
+                    .ok_or_else(|| Error::UnknownStage(s.to_string()))?,
+            ]
         }
         None => SEED_STAGES.iter().collect(),
     };
@@ -626,8 +743,17 @@ async fn explain_seed(engine: &Engine, stage: Option<&str>, analyze: Option<&Wor
         let chunk = &setups[..setups.len().min(POSITION_BATCH)];
         seed.load_fens(chunk).await?;
         let moves = seed.all_moves_uci().await?;
-        let _ = writeln!(out, "-- analyzed: {} (seed: load_fens + all_moves on {} positions)", workload.describe(), chunk.len());
-        if let Some((game, mv)) = moves.iter().enumerate().find_map(|(g, m)| m.first().map(|m| (g, m))) {
+        let _ = writeln!(
+            out,
+            "-- analyzed: {} (seed: load_fens + all_moves on {} positions)",
+            workload.describe(),
+            chunk.len()
+        );
+        if let Some((game, mv)) = moves
+            .iter()
+            .enumerate()
+            .find_map(|(g, m)| m.first().map(|m| (g, m)))
+        {
             let mv = seed.move_from_uci(game, mv)?;
             seed.validate_move(&mv).await?;
             let _ = writeln!(out, "-- validate_move: {} of game {game}", mv.uci());
@@ -641,25 +767,46 @@ async fn explain_seed(engine: &Engine, stage: Option<&str>, analyze: Option<&Wor
                 let df = seed.context().table(st.name).await?;
                 let logical = df.clone().into_optimized_plan()?;
                 let physical = df.create_physical_plan().await?;
-                let _ = writeln!(out, "-- logical plan (view, inlined into the stage that reads it)\n{}", logical.display_indent());
-                let _ = writeln!(out, "-- physical plan (the view alone; it has no run of its own)\n{}", physical_text(physical.as_ref(), false));
+                let _ = writeln!(
+                    out,
+                    "-- logical plan (view, inlined into the stage that reads it)\n{}",
+                    logical.display_indent()
+                );
+                let _ = writeln!(
+                    out,
+                    "-- physical plan (the view alone; it has no run of its own)\n{}",
+                    physical_text(physical.as_ref(), false)
+                );
             }
             SeedStageKind::Table | SeedStageKind::Query => {
                 let plan = seed.plan(st.name)?;
                 let _ = writeln!(out, "-- logical plan\n{}", plan.display_indent());
                 match analyze.and_then(|_| seed.last_plan(st.name)) {
                     Some(physical) => {
-                        out.push_str(&summary(profile.iter().find(|(n, _)| n == st.name).map(|(_, s)| s)));
-                        let _ = writeln!(out, "-- physical plan with metrics (last run)\n{}", physical_text(physical.as_ref(), true));
+                        out.push_str(&summary(
+                            profile.iter().find(|(n, _)| n == st.name).map(|(_, s)| s),
+                        ));
+                        let _ = writeln!(
+                            out,
+                            "-- physical plan with metrics (last run)\n{}",
+                            physical_text(physical.as_ref(), true)
+                        );
                     }
                     None => {
                         let (plan, note) = if st.kind == SeedStageKind::Query {
-                            (seed.validate_move_plan(&example_move())?, " (example move bound: white knight g1-f3 of game 0)")
+                            (
+                                seed.validate_move_plan(&example_move())?,
+                                " (example move bound: white knight g1-f3 of game 0)",
+                            )
                         } else {
                             (plan.clone(), "")
                         };
                         let physical = seed.create_physical_plan(&plan).await?;
-                        let _ = writeln!(out, "-- physical plan{note}\n{}", physical_text(physical.as_ref(), false));
+                        let _ = writeln!(
+                            out,
+                            "-- physical plan{note}\n{}",
+                            physical_text(physical.as_ref(), false)
+                        );
                     }
                 }
             }
@@ -673,8 +820,16 @@ async fn explain_seed(engine: &Engine, stage: Option<&str>, analyze: Option<&Wor
 /// default workload ([`DEFAULT_POSITIONS`] positions).
 ///
 /// Errors: as [`explain`].
-pub async fn explain_command(engine: &Engine, pipeline: PipelineKind, stage: Option<String>, analyze: bool) -> Result<ExitCode> {
+pub async fn explain_command(
+    engine: &Engine,
+    pipeline: PipelineKind,
+    stage: Option<String>,
+    analyze: bool,
+) -> Result<ExitCode> {
     let workload = analyze.then(|| Workload::default_positions(DEFAULT_POSITIONS));
-    print!("{}", explain(engine, pipeline, stage.as_deref(), workload.as_ref()).await?);
+    print!(
+        "{}",
+        explain(engine, pipeline, stage.as_deref(), workload.as_ref()).await?
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -1,13 +1,17 @@
 //! Report tables: game reports as Arrow record batches, and writing any record batches as
-//! CSV, JSON lines, Parquet or Arrow IPC (chosen by file extension or explicitly).
+//! CSV, JSON lines, Parquet or Arrow IPC (chosen by file extension or explicitly), at once
+//! ([`write_batches`]) or batch by batch as they are produced ([`ReportWriter`]).
 
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, BooleanArray, RecordBatch, StringArray, UInt32Array, UInt64Array};
+use datafusion::arrow::array::{
+    ArrayRef, BooleanArray, RecordBatch, StringArray, UInt32Array, UInt64Array,
+};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::arrow::error::ArrowError;
 
 use crate::error::{Error, Result};
 use crate::validate::GameReport;
@@ -29,7 +33,12 @@ impl Format {
     /// The format named by a file extension (`.csv`, `.json`/`.jsonl`/`.ndjson`, `.parquet`,
     /// `.arrow`/`.ipc`/`.feather`). Errors: [`Error::Usage`] for anything else.
     pub fn from_path(path: &Path) -> Result<Format> {
-        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
             Some("csv") => Ok(Format::Csv),
             Some("json" | "jsonl" | "ndjson") => Ok(Format::Json),
             Some("parquet") => Ok(Format::Parquet),
@@ -67,15 +76,28 @@ pub fn report_schema() -> SchemaRef {
 
 /// The reports as one record batch of [`report_schema`].
 pub fn reports_to_batch(reports: &[GameReport]) -> Result<RecordBatch> {
-    let s = |g: fn(&GameReport) -> &str| Arc::new(StringArray::from_iter_values(reports.iter().map(g))) as ArrayRef;
-    let o = |g: fn(&GameReport) -> Option<&str>| Arc::new(reports.iter().map(g).collect::<StringArray>()) as ArrayRef;
+    let s = |g: fn(&GameReport) -> &str| {
+        Arc::new(StringArray::from_iter_values(reports.iter().map(g))) as ArrayRef
+    };
+    let o = |g: fn(&GameReport) -> Option<&str>| {
+        Arc::new(reports.iter().map(g).collect::<StringArray>()) as ArrayRef
+    };
     Ok(RecordBatch::try_new(
         report_schema(),
         vec![
             s(|r| &r.file),
-            Arc::new(UInt64Array::from_iter_values(reports.iter().map(|r| r.game_index))),
-            Arc::new(UInt32Array::from_iter_values(reports.iter().map(|r| r.plies))),
-            Arc::new(reports.iter().map(|r| r.first_illegal_ply).collect::<UInt32Array>()),
+            Arc::new(UInt64Array::from_iter_values(
+                reports.iter().map(|r| r.game_index),
+            )),
+            Arc::new(UInt32Array::from_iter_values(
+                reports.iter().map(|r| r.plies),
+            )),
+            Arc::new(
+                reports
+                    .iter()
+                    .map(|r| r.first_illegal_ply)
+                    .collect::<UInt32Array>(),
+            ),
             o(|r| r.error_kind.as_deref()),
             o(|r| r.error_message.as_deref()),
             o(|r| r.final_fen.as_deref()),
@@ -86,49 +108,204 @@ pub fn reports_to_batch(reports: &[GameReport]) -> Result<RecordBatch> {
             s(|r| &r.date),
             s(|r| &r.result),
             o(|r| r.start_fen.as_deref()),
-            Arc::new(reports.iter().map(|r| Some(r.result_consistent)).collect::<BooleanArray>()),
+            Arc::new(
+                reports
+                    .iter()
+                    .map(|r| Some(r.result_consistent))
+                    .collect::<BooleanArray>(),
+            ),
         ],
     )?)
 }
 
-/// Writes batches (all of one schema) to `path` in `format`.
+/// Writes batches (all of one schema) to `path` in `format` (a [`ReportWriter`] created,
+/// fed and finished).
 ///
 /// Errors: [`Error::Io`] naming the path, [`Error::Arrow`] / [`Error::Parquet`] from the
 /// writers.
-pub fn write_batches(path: &Path, format: Format, schema: SchemaRef, batches: &[RecordBatch]) -> Result<()> {
-    let io = |e: std::io::Error| Error::Io { path: path.display().to_string(), source: e };
-    let file = BufWriter::new(File::create(path).map_err(io)?);
-    match format {
-        Format::Csv => {
-            let mut w = datafusion::arrow::csv::WriterBuilder::new().with_header(true).build(file);
-            for b in batches {
-                w.write(b)?;
-            }
-        }
-        Format::Json => {
-            let mut w = datafusion::arrow::json::LineDelimitedWriter::new(file);
-            for b in batches {
-                w.write(b)?;
-            }
-            w.finish()?;
-        }
-        Format::Parquet => {
-            let props = parquet::file::properties::WriterProperties::builder()
-                .set_compression(parquet::basic::Compression::ZSTD(Default::default()))
-                .build();
-            let mut w = parquet::arrow::ArrowWriter::try_new(file, schema, Some(props))?;
-            for b in batches {
-                w.write(b)?;
-            }
-            w.close()?;
-        }
-        Format::Arrow => {
-            let mut w = datafusion::arrow::ipc::writer::FileWriter::try_new(file, &schema)?;
-            for b in batches {
-                w.write(b)?;
-            }
-            w.finish()?;
-        }
+pub fn write_batches(
+    path: &Path,
+    format: Format,
+    schema: SchemaRef,
+    batches: &[RecordBatch],
+) -> Result<()> {
+    let mut w = ReportWriter::create(path, format, schema)?;
+    for b in batches {
+        w.write(b)?;
     }
-    Ok(())
+    w.finish()
+}
+
+/// Rows per Parquet row group: bounds the memory the Parquet writer buffers.
+const PARQUET_ROW_GROUP: usize = 128 * 1024;
+
+type Sink = BufWriter<Box<dyn Write + Send>>;
+
+enum Inner {
+    Csv(datafusion::arrow::csv::Writer<Sink>),
+    Json(datafusion::arrow::json::LineDelimitedWriter<Sink>),
+    Parquet(Box<parquet::arrow::ArrowWriter<Sink>>),
+    Arrow(datafusion::arrow::ipc::writer::FileWriter<Sink>),
+}
+
+/// An open report file: record batches are written as they come (streaming), so memory does
+/// not grow with the number of rows. CSV has a header line (also when no row is written),
+/// JSON lines write nulls explicitly (every row has every column), Parquet is
+/// zstd-compressed in row groups of at most 131,072 rows, Arrow is an IPC file.
+///
+/// Call [`ReportWriter::finish`] at the end: it writes the format's footer and flushes;
+/// a writer dropped without it leaves an incomplete Parquet or Arrow file.
+pub struct ReportWriter {
+    inner: Inner,
+    schema: SchemaRef,
+    name: String,
+    rows: u64,
+}
+
+impl ReportWriter {
+    /// Creates (truncates) the file `path` and opens a writer of `format` on it.
+    ///
+    /// Errors: [`Error::Io`] naming the path, [`Error::Arrow`] / [`Error::Parquet`] from the
+    /// writers.
+    pub fn create(path: &Path, format: Format, schema: SchemaRef) -> Result<ReportWriter> {
+        let name = path.display().to_string();
+        let file = File::create(path).map_err(|e| Error::Io {
+            path: name.clone(),
+            source: e,
+        })?;
+        ReportWriter::new(Box::new(file), &name, format, schema)
+    }
+
+    /// Opens a writer of `format` on any byte sink (e.g. standard output); `name` names it
+    /// in errors.
+    ///
+    /// Errors: [`Error::Arrow`] / [`Error::Parquet`] from the writers.
+    pub fn new(
+        sink: Box<dyn Write + Send>,
+        name: &str,
+        format: Format,
+        schema: SchemaRef,
+    ) -> Result<ReportWriter> {
+        let sink = BufWriter::with_capacity(256 * 1024, sink);
+        let name = name.to_string();
+        let inner = match format {
+            Format::Csv => Inner::Csv(
+                datafusion::arrow::csv::WriterBuilder::new()
+                    .with_header(true)
+                    .build(sink),
+            ),
+            Format::Json => Inner::Json(
+                datafusion::arrow::json::WriterBuilder::new()
+                    .with_explicit_nulls(true)
+                    .build::<_, datafusion::arrow::json::writer::LineDelimited>(sink),
+            ),
+            Format::Parquet => {
+                let props = parquet::file::properties::WriterProperties::builder()
+                    .set_compression(parquet::basic::Compression::ZSTD(Default::default()))
+                    .set_max_row_group_row_count(Some(PARQUET_ROW_GROUP))
+                    .build();
+                let w = parquet::arrow::ArrowWriter::try_new(sink, schema.clone(), Some(props))
+                    .map_err(|e| parquet_error(&name, e))?;
+                Inner::Parquet(Box::new(w))
+            }
+            Format::Arrow => Inner::Arrow(
+                datafusion::arrow::ipc::writer::FileWriter::try_new(sink, &schema)
+                    .map_err(|e| arrow_error(&name, e))?,
+            ),
+        };
+        Ok(ReportWriter {
+            inner,
+            schema,
+            name,
+            rows: 0,
+        })
+    }
+
+    /// Writes one batch (of the writer's schema).
+    ///
+    /// Errors: [`Error::Io`] naming the file when writing fails, [`Error::Schema`] for a batch
+    /// whose column names or types differ from the writer's schema, [`Error::Arrow`] / [`Error::Parquet`] from the writers.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let theirs = batch.schema();
+        if theirs.fields().len() != self.schema.fields().len()
+            || !theirs
+                .fields()
+                .iter()
+                .zip(self.schema.fields().iter())
+                .all(|(a, b)| a.name() == b.name() && a.data_type() == b.data_type())
+        {
+            return Err(Error::Schema(format!(
+                "{}: batch schema differs from the report's",
+                self.name
+            )));
+        }
+        let name = &self.name;
+        match &mut self.inner {
+            Inner::Csv(w) => w.write(batch).map_err(|e| arrow_error(name, e))?,
+            Inner::Json(w) => w.write(batch).map_err(|e| arrow_error(name, e))?,
+            Inner::Parquet(w) => w.write(batch).map_err(|e| parquet_error(name, e))?,
+            Inner::Arrow(w) => w.write(batch).map_err(|e| arrow_error(name, e))?,
+        }
+        self.rows += batch.num_rows() as u64;
+        Ok(())
+    }
+
+    /// Rows written so far.
+    #[must_use]
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Writes the footer (Parquet, Arrow), the CSV header if no row was written, and flushes.
+    ///
+    /// Errors: as [`ReportWriter::write`].
+    pub fn finish(self) -> Result<()> {
+        let name = self.name.clone();
+        let io = |e: std::io::Error| Error::Io {
+            path: name.clone(),
+            source: e,
+        };
+        let mut sink = match self.inner {
+            Inner::Csv(mut w) => {
+                if self.rows == 0 {
+                    // the header only: the writer writes it with the first batch
+                    w.write(&RecordBatch::new_empty(self.schema.clone()))
+                        .map_err(|e| arrow_error(&name, e))?;
+                }
+                w.into_inner()
+            }
+            Inner::Json(mut w) => {
+                w.finish().map_err(|e| arrow_error(&name, e))?;
+                w.into_inner()
+            }
+            Inner::Parquet(w) => (*w).into_inner().map_err(|e| parquet_error(&name, e))?,
+            Inner::Arrow(w) => w.into_inner().map_err(|e| arrow_error(&name, e))?,
+        };
+        sink.flush().map_err(io)
+    }
+}
+
+/// Arrow errors of a writer, I/O failures as [`Error::Io`] naming the file.
+fn arrow_error(name: &str, e: ArrowError) -> Error {
+    match e {
+        ArrowError::IoError(_, source) => Error::Io {
+            path: name.to_string(),
+            source,
+        },
+        e => Error::Arrow(e),
+    }
+}
+
+/// Parquet errors of a writer, I/O failures as [`Error::Io`] naming the file.
+fn parquet_error(name: &str, e: parquet::errors::ParquetError) -> Error {
+    match e {
+        parquet::errors::ParquetError::External(b) => match b.downcast::<std::io::Error>() {
+            Ok(source) => Error::Io {
+                path: name.to_string(),
+                source: *source,
+            },
+            Err(b) => Error::Parquet(parquet::errors::ParquetError::External(b)),
+        },
+        e => Error::Parquet(e),
+    }
 }

@@ -37,8 +37,9 @@
 //! * [`SeedPipeline::all_moves`] is the "similar WITH statement which generates all
 //!   possible moves" the post mentions: every `+stage13` row.
 //!
-//! Per-stage figures (runs, rows, planning and execution time) are in
-//! [`SeedPipeline::profile`].
+//! Per-stage figures (runs, rows, planning and execution time, DataFusion's compute time
+//! and peak memory) are in [`SeedPipeline::profile`]; `sqlchess profile --pipeline seed`
+//! prints them ([`crate::profile`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -436,7 +437,7 @@ impl SeedPipeline {
             .ok_or_else(|| Error::UnknownStage(name.to_string()))?;
         let mut parts: Vec<Vec<RecordBatch>> = vec![vec![]; self.partitions];
         for (i, batch) in batches.into_iter().filter(|b| b.num_rows() > 0).enumerate() {
-            parts[i % self.partitions].push(conform(batch, schema)?);
+            parts[i % self.partitions].push(crate::pipeline::conform(batch, schema)?);
         }
         for (slot, part) in table.batches.iter().zip(parts) {
             *slot.write().await = part;
@@ -626,10 +627,18 @@ impl SeedPipeline {
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         {
             let mut profile = self.profile.lock().map_err(|_| Error::Poisoned)?;
-            profile.entry(name).or_default().add_run(rows, t1 - t0, t2 - t1, &plan_metrics(physical.as_ref()));
+            profile.entry(name).or_default().add_run(
+                rows,
+                t1 - t0,
+                t2 - t1,
+                &plan_metrics(physical.as_ref()),
+            );
         }
         if self.keep_plans.load(Ordering::Relaxed) {
-            self.last_plans.lock().map_err(|_| Error::Poisoned)?.insert(name, physical);
+            self.last_plans
+                .lock()
+                .map_err(|_| Error::Poisoned)?
+                .insert(name, physical);
         }
         Ok(batches)
     }
@@ -818,7 +827,10 @@ impl SeedPipeline {
     /// The last executed physical plan of a table stage or of `validate_move`, if
     /// [`SeedPipeline::keep_last_plans`] was on when it last ran.
     pub fn last_plan(&self, stage: &str) -> Option<Arc<dyn ExecutionPlan>> {
-        self.last_plans.lock().ok().and_then(|p| p.get(stage).cloned())
+        self.last_plans
+            .lock()
+            .ok()
+            .and_then(|p| p.get(stage).cloned())
     }
 
     /// Creates the physical plan of a logical plan on this pipeline's session (no
@@ -905,32 +917,4 @@ fn ints(batch: &RecordBatch, name: &str) -> Result<Vec<Option<i32>>> {
 fn bools(batch: &RecordBatch, name: &str) -> Result<Vec<Option<bool>>> {
     let c = column(batch, name, &DataType::Boolean)?;
     Ok(c.as_boolean().iter().collect())
-}
-
-/// Gives a stage result the registered table's schema (same columns by position; types
-/// cast where they differ, e.g. nullability or Utf8View).
-fn conform(batch: RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
-    if batch.schema() == *schema {
-        return Ok(batch);
-    }
-    if batch.num_columns() != schema.fields().len() {
-        return Err(Error::Schema(format!(
-            "{} columns given for a table of {}",
-            batch.num_columns(),
-            schema.fields().len()
-        )));
-    }
-    let columns = batch
-        .columns()
-        .iter()
-        .zip(schema.fields())
-        .map(|(c, f)| {
-            if c.data_type() == f.data_type() {
-                Ok(c.clone())
-            } else {
-                cast(c, f.data_type())
-            }
-        })
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }

@@ -18,9 +18,9 @@ use async_trait::async_trait;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::Session;
+use datafusion::common::Statistics;
 use datafusion::common::stats::Precision;
 use datafusion::common::tree_node::TreeNodeRecursion;
-use datafusion::common::Statistics;
 use datafusion::datasource::{TableProvider, TableType};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
@@ -30,7 +30,8 @@ use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::memory::MemoryStream;
 use datafusion::physical_plan::statistics::StatisticsArgs;
 use datafusion::physical_plan::{
-    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties, ReplaceChildrenOptions,
+    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
+    ReplaceChildrenOptions,
 };
 
 /// The batches of a slot, one vector per partition.
@@ -162,19 +163,35 @@ impl ExecutionPlan for SlotExec {
         // that is then re-executed on similar data
         let data = self.data.read().map_err(poisoned)?;
         let rows: usize = match args.partition() {
-            Some(p) => data.get(p).map(|b| b.iter().map(RecordBatch::num_rows).sum()).unwrap_or(0),
+            Some(p) => data
+                .get(p)
+                .map(|b| b.iter().map(RecordBatch::num_rows).sum())
+                .unwrap_or(0),
             None => data.iter().flatten().map(RecordBatch::num_rows).sum(),
         };
-        Ok(Arc::new(Statistics::new_unknown(&self.schema).with_num_rows(Precision::Inexact(rows))))
+        Ok(Arc::new(
+            Statistics::new_unknown(&self.schema).with_num_rows(Precision::Inexact(rows)),
+        ))
     }
 
-    fn execute(&self, partition: usize, _context: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
+    fn execute(
+        &self,
+        partition: usize,
+        _context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
         let data = self.data.read().map_err(poisoned)?;
         let batches = data.get(partition).cloned().unwrap_or_default();
         let batches = match &self.projection {
-            Some(p) => batches.iter().map(|b| b.project(p)).collect::<std::result::Result<Vec<_>, _>>()?,
+            Some(p) => batches
+                .iter()
+                .map(|b| b.project(p))
+                .collect::<std::result::Result<Vec<_>, _>>()?,
             None => batches,
         };
-        Ok(Box::pin(MemoryStream::try_new(batches, self.schema.clone(), None)?))
+        Ok(Box::pin(MemoryStream::try_new(
+            batches,
+            self.schema.clone(),
+            None,
+        )?))
     }
 }

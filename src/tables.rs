@@ -22,10 +22,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, BooleanBuilder, Int32Array, Int32Builder,
-    RecordBatch, StringArray, StringBuilder, UInt64Array, UInt64Builder,
+    Array, ArrayRef, AsArray, BooleanArray, BooleanBuilder, Int32Array, Int32Builder, RecordBatch,
+    StringArray, StringBuilder, UInt64Array, UInt64Builder,
 };
-use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, UInt64Type, Int32Type};
+use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef, UInt64Type};
 
 use crate::error::{Error, Result};
 use crate::fen::{CastlingRights, Color, Piece, Role, Setup};
@@ -33,7 +33,10 @@ use crate::san::SanToken;
 
 fn schema(fields: &[(&str, DataType)]) -> SchemaRef {
     Arc::new(Schema::new(
-        fields.iter().map(|(n, t)| Field::new(*n, t.clone(), true)).collect::<Vec<_>>(),
+        fields
+            .iter()
+            .map(|(n, t)| Field::new(*n, t.clone(), true))
+            .collect::<Vec<_>>(),
     ))
 }
 
@@ -56,7 +59,12 @@ pub fn positions_schema() -> SchemaRef {
 /// Schema of `pieces`.
 pub fn pieces_schema() -> SchemaRef {
     use DataType::*;
-    schema(&[("position_id", UInt64), ("square", Int32), ("color", Utf8), ("piece", Utf8)])
+    schema(&[
+        ("position_id", UInt64),
+        ("square", Int32),
+        ("color", Utf8),
+        ("piece", Utf8),
+    ])
 }
 
 /// Schema of `chosen_moves`.
@@ -101,7 +109,11 @@ pub fn tokens_schema() -> SchemaRef {
 /// (how many move sequences from the root reach this node).
 pub fn perft_nodes_schema() -> SchemaRef {
     use DataType::*;
-    schema(&[("position_id", UInt64), ("root_id", UInt64), ("multiplicity", UInt64)])
+    schema(&[
+        ("position_id", UInt64),
+        ("root_id", UInt64),
+        ("multiplicity", UInt64),
+    ])
 }
 
 /// The input tables the pipeline registers, with their schemas.
@@ -205,7 +217,10 @@ pub fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a 
 }
 
 /// Reads `positions` + `pieces` batches back into setups, keyed by position_id.
-pub fn batches_to_setups(positions: &[RecordBatch], pieces: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
+pub fn batches_to_setups(
+    positions: &[RecordBatch],
+    pieces: &[RecordBatch],
+) -> Result<BTreeMap<u64, Setup>> {
     let mut out = BTreeMap::new();
     for b in positions {
         let id = b.column(0).as_primitive::<UInt64Type>();
@@ -219,7 +234,11 @@ pub fn batches_to_setups(positions: &[RecordBatch], pieces: &[RecordBatch]) -> R
         let full: &Int32Array = column(b, "fullmove_number")?;
         for i in 0..b.num_rows() {
             let mut s = Setup::empty();
-            s.side_to_move = if side.value(i) == "b" { Color::Black } else { Color::White };
+            s.side_to_move = if side.value(i) == "b" {
+                Color::Black
+            } else {
+                Color::White
+            };
             s.castling = CastlingRights {
                 white_kingside: wk.value(i),
                 white_queenside: wq.value(i),
@@ -244,7 +263,11 @@ pub fn batches_to_setups(positions: &[RecordBatch], pieces: &[RecordBatch]) -> R
             ) else {
                 continue;
             };
-            let c = if color.value(i) == "b" { Color::Black } else { Color::White };
+            let c = if color.value(i) == "b" {
+                Color::Black
+            } else {
+                Color::White
+            };
             if let Some(cell) = s.board.get_mut(sq.value(i) as usize) {
                 *cell = Some(Piece { color: c, role });
             }
@@ -267,18 +290,51 @@ pub fn tokens_to_batch(tokens: &[(u64, &SanToken)]) -> Result<RecordBatch> {
     let mut long = BooleanBuilder::new();
     for (pid, t) in tokens {
         id.append_value(*pid);
-        let (k, p, f, r, sq, pr, l): (&str, Option<char>, Option<u8>, Option<u8>, Option<u8>, Option<char>, Option<bool>) =
-            match **t {
-                SanToken::Normal { role, from_file, from_rank, to, promotion, .. } => {
-                    let k = if role.char() == 'P' { "pawn" } else { "piece" };
-                    (k, Some(role.char()), from_file, from_rank, Some(to), promotion.map(|p| p.char()), None)
-                }
-                SanToken::FromTo { from, to, promotion, .. } => {
-                    ("square", None, Some(from % 8), Some(from / 8), Some(to), promotion.map(|p| p.char()), None)
-                }
-                SanToken::Castle { long } => ("castle", None, None, None, None, None, Some(long)),
-                SanToken::Null => ("null", None, None, None, None, None, None),
-            };
+        let (k, p, f, r, sq, pr, l): (
+            &str,
+            Option<char>,
+            Option<u8>,
+            Option<u8>,
+            Option<u8>,
+            Option<char>,
+            Option<bool>,
+        ) = match **t {
+            SanToken::Normal {
+                role,
+                from_file,
+                from_rank,
+                to,
+                promotion,
+                ..
+            } => {
+                let k = if role.char() == 'P' { "pawn" } else { "piece" };
+                (
+                    k,
+                    Some(role.char()),
+                    from_file,
+                    from_rank,
+                    Some(to),
+                    promotion.map(|p| p.char()),
+                    None,
+                )
+            }
+            SanToken::FromTo {
+                from,
+                to,
+                promotion,
+                ..
+            } => (
+                "square",
+                None,
+                Some(from % 8),
+                Some(from / 8),
+                Some(to),
+                promotion.map(|p| p.char()),
+                None,
+            ),
+            SanToken::Castle { long } => ("castle", None, None, None, None, None, Some(long)),
+            SanToken::Null => ("null", None, None, None, None, None, None),
+        };
         kind.append_value(k);
         piece.append_option(p.map(String::from));
         ff.append_option(f.map(i32::from));
@@ -307,11 +363,10 @@ pub fn filter_ids(batches: &[RecordBatch], keep: impl Fn(u64) -> bool) -> Result
     batches
         .iter()
         .map(|b| {
-            let ids: &UInt64Array = b
-                .column(0)
-                .as_any()
-                .downcast_ref()
-                .ok_or_else(|| Error::Schema("first column is not a UInt64 position_id".into()))?;
+            let ids: &UInt64Array =
+                b.column(0).as_any().downcast_ref().ok_or_else(|| {
+                    Error::Schema("first column is not a UInt64 position_id".into())
+                })?;
             let mask: BooleanArray = ids.iter().map(|v| Some(v.is_some_and(&keep))).collect();
             Ok(datafusion::arrow::compute::filter_record_batch(b, &mask)?)
         })

@@ -11,7 +11,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use datafusion::arrow::array::{Array, AsArray, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray};
+use datafusion::arrow::array::{
+    Array, AsArray, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray,
+};
 use datafusion::arrow::datatypes::UInt64Type;
 
 use crate::engine::Engine;
@@ -125,7 +127,10 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
             if !(v.is_empty() || v == "standard" || v == "chess") {
                 r.first_illegal_ply = Some(0);
                 r.error_kind = Some(kind::UNSUPPORTED_VARIANT.into());
-                r.error_message = Some(format!("game {}: Variant tag {v:?}: only standard chess is supported", r.game_index));
+                r.error_message = Some(format!(
+                    "game {}: Variant tag {v:?}: only standard chess is supported",
+                    r.game_index
+                ));
                 continue;
             }
         }
@@ -133,7 +138,12 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
             Some(fen) => match Setup::from_fen(fen) {
                 Ok(s) => s,
                 Err(e) => {
-                    set_error(r, 0, kind::SETUP, format!("game {}: FEN tag {}: {e}", r.game_index, e.field.as_str()));
+                    set_error(
+                        r,
+                        0,
+                        kind::SETUP,
+                        format!("game {}: FEN tag {}: {e}", r.game_index, e.field.as_str()),
+                    );
                     continue;
                 }
             },
@@ -164,7 +174,12 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
             for l in &live {
                 if let Some(msg) = bad.get(&l.id) {
                     let r = &mut reports[l.id as usize];
-                    set_error(r, 0, kind::SETUP, format!("game {}: FEN tag position: {msg}", r.game_index));
+                    set_error(
+                        r,
+                        0,
+                        kind::SETUP,
+                        format!("game {}: FEN tag position: {msg}", r.game_index),
+                    );
                 }
             }
             live.retain(|l| !bad.contains_key(&l.id));
@@ -176,7 +191,8 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
         p.run_all(LEGAL).await?;
         p.run("position_keys").await?;
         let status = read_status(&p.run("position_status").await?)?;
-        let current = tables::batches_to_setups(&p.table("positions").await?, &p.table("pieces").await?)?;
+        let current =
+            tables::batches_to_setups(&p.table("positions").await?, &p.table("pieces").await?)?;
         let mut tokens: Vec<(u64, SanToken)> = vec![];
         let mut finished: Vec<u64> = vec![];
         for l in live.iter_mut() {
@@ -189,7 +205,12 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
             let ply = l.ply as u32 + 1;
             let Some(token) = l.tokens.get(l.ply) else {
                 if let Some((_, msg)) = &l.fault {
-                    set_error(r, ply, kind::SYNTAX, format!("game {}: ply {ply}: {msg}", r.game_index));
+                    set_error(
+                        r,
+                        ply,
+                        kind::SYNTAX,
+                        format!("game {}: ply {ply}: {msg}", r.game_index),
+                    );
                 }
                 finish(r, l, st, current.get(&l.id));
                 finished.push(l.id);
@@ -198,7 +219,16 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
             match parse_san(token) {
                 Ok((t, _)) => tokens.push((l.id, t)),
                 Err(e) => {
-                    set_error(r, ply, kind::SYNTAX, format!("game {}: ply {ply}: token {:?}: {e}", r.game_index, short(token)));
+                    set_error(
+                        r,
+                        ply,
+                        kind::SYNTAX,
+                        format!(
+                            "game {}: ply {ply}: token {:?}: {e}",
+                            r.game_index,
+                            short(token)
+                        ),
+                    );
                     finish(r, l, st, current.get(&l.id));
                     finished.push(l.id);
                 }
@@ -207,7 +237,8 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
         let index: HashMap<u64, usize> = live.iter().enumerate().map(|(i, l)| (l.id, i)).collect();
         if !tokens.is_empty() {
             let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
-            p.set_table("tokens", vec![tables::tokens_to_batch(&pairs)?]).await?;
+            p.set_table("tokens", vec![tables::tokens_to_batch(&pairs)?])
+                .await?;
             p.run("token_matches").await?;
             let verdicts = read_verdicts(&p.run("token_verdicts").await?)?;
             let moves = p.run("token_moves").await?;
@@ -216,7 +247,10 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
             p.run_all(APPLY).await?;
             let mut unmatched: Vec<u64> = vec![];
             for (id, t) in &tokens {
-                let l = index.get(id).and_then(|&i| live.get_mut(i)).ok_or(Error::Poisoned)?;
+                let l = index
+                    .get(id)
+                    .and_then(|&i| live.get_mut(i))
+                    .ok_or(Error::Poisoned)?;
                 let r = &mut reports[*id as usize];
                 let st = status.get(id).ok_or(Error::Poisoned)?;
                 let (n, has_piece) = verdicts.get(id).copied().unwrap_or((0, false));
@@ -238,11 +272,27 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
                     if has_piece {
                         (kind::ILLEGAL, "no legal move matches it".to_string())
                     } else {
-                        (kind::NO_SUCH_PIECE, "the side to move has no such piece there".to_string())
+                        (
+                            kind::NO_SUCH_PIECE,
+                            "the side to move has no such piece there".to_string(),
+                        )
                     }
                 };
-                let side = if current.get(id).map(|s| s.side_to_move) == Some(Color::Black) { "black" } else { "white" };
-                set_error(r, ply, k, format!("game {}: ply {ply} ({side}): {:?}: {why}", r.game_index, short(token)));
+                let side = if current.get(id).map(|s| s.side_to_move) == Some(Color::Black) {
+                    "black"
+                } else {
+                    "white"
+                };
+                set_error(
+                    r,
+                    ply,
+                    k,
+                    format!(
+                        "game {}: ply {ply} ({side}): {:?}: {why}",
+                        r.game_index,
+                        short(token)
+                    ),
+                );
                 finish(r, l, st, current.get(id));
                 finished.push(*id);
             }
@@ -251,16 +301,25 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
                     let r = &mut reports[id as usize];
                     r.error_kind = Some(kind::WRONG_SIDE.into());
                     if let Some(m) = &mut r.error_message {
-                        *m = m.replace("the side to move has no such piece there", "only the side not to move has this move")
-                            .replace("no legal move matches it", "only the side not to move has this move");
+                        *m = m
+                            .replace(
+                                "the side to move has no such piece there",
+                                "only the side not to move has this move",
+                            )
+                            .replace(
+                                "no legal move matches it",
+                                "only the side not to move has this move",
+                            );
                     }
                 }
             }
             let finished: std::collections::HashSet<u64> = finished.into_iter().collect();
             live.retain(|l| !finished.contains(&l.id));
             let keep: std::collections::HashSet<u64> = live.iter().map(|l| l.id).collect();
-            let positions = tables::filter_ids(&p.table("next_positions").await?, |id| keep.contains(&id))?;
-            let pieces = tables::filter_ids(&p.table("next_pieces").await?, |id| keep.contains(&id))?;
+            let positions =
+                tables::filter_ids(&p.table("next_positions").await?, |id| keep.contains(&id))?;
+            let pieces =
+                tables::filter_ids(&p.table("next_pieces").await?, |id| keep.contains(&id))?;
             p.set_table("positions", positions).await?;
             p.set_table("pieces", pieces).await?;
             // castling rights lost also make a move irreversible
@@ -280,13 +339,25 @@ async fn fix_rights_irreversible(engine: &Engine, live: &mut [Live]) -> Result<(
     let index: HashMap<u64, usize> = live.iter().enumerate().map(|(i, l)| (l.id, i)).collect();
     for b in &positions {
         let id = b.column(0).as_primitive::<UInt64Type>();
-        let rights: Vec<&BooleanArray> = ["white_kingside", "white_queenside", "black_kingside", "black_queenside"]
-            .iter()
-            .map(|n| column::<BooleanArray>(b, n))
-            .collect::<Result<_>>()?;
+        let rights: Vec<&BooleanArray> = [
+            "white_kingside",
+            "white_queenside",
+            "black_kingside",
+            "black_queenside",
+        ]
+        .iter()
+        .map(|n| column::<BooleanArray>(b, n))
+        .collect::<Result<_>>()?;
         for i in 0..b.num_rows() {
-            let Some(l) = index.get(&id.value(i)).and_then(|&j| live.get_mut(j)) else { continue };
-            let now = [rights[0].value(i), rights[1].value(i), rights[2].value(i), rights[3].value(i)];
+            let Some(l) = index.get(&id.value(i)).and_then(|&j| live.get_mut(j)) else {
+                continue;
+            };
+            let now = [
+                rights[0].value(i),
+                rights[1].value(i),
+                rights[2].value(i),
+                rights[3].value(i),
+            ];
             if let (Some(before), Some(last)) = (l.keys.last(), l.irreversible.last_mut()) {
                 if before.6 != now {
                     *last = true;
@@ -322,7 +393,11 @@ async fn wrong_side(engine: &Engine, ids: &[u64]) -> Result<Vec<u64>> {
     p.run_all(LEGAL).await?;
     p.run("token_matches").await?;
     let verdicts = read_verdicts(&p.run("token_verdicts").await?)?;
-    Ok(verdicts.into_iter().filter(|(_, (n, _))| *n == 1).map(|(id, _)| id).collect())
+    Ok(verdicts
+        .into_iter()
+        .filter(|(_, (n, _))| *n == 1)
+        .map(|(id, _)| id)
+        .collect())
 }
 
 fn short(token: &str) -> String {
@@ -399,7 +474,9 @@ fn finish(r: &mut GameReport, l: &Live, st: &Status, setup: Option<&Setup>) {
 /// How often the current (last) position of a game has occurred since the last
 /// irreversible move (python-chess `Board.is_repetition`).
 fn repetitions(l: &Live) -> usize {
-    let Some(current) = l.keys.last() else { return 0 };
+    let Some(current) = l.keys.last() else {
+        return 0;
+    };
     let mut count = 1;
     for j in (0..l.keys.len() - 1).rev() {
         if l.irreversible.get(j).copied().unwrap_or(true) {
@@ -420,16 +497,30 @@ fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Status>> {
         let check: &BooleanArray = column(b, "in_check")?;
         let wi: &BooleanArray = column(b, "white_insufficient")?;
         let bi: &BooleanArray = column(b, "black_insufficient")?;
-        let keys: Vec<_> = ["key_occupied", "key_white", "key_bit0", "key_bit1", "key_bit2"]
-            .iter()
-            .map(|k| b.column_by_name(k).map(|c| c.as_primitive::<UInt64Type>().clone()))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| Error::Schema("position_status keys".into()))?;
+        let keys: Vec<_> = [
+            "key_occupied",
+            "key_white",
+            "key_bit0",
+            "key_bit1",
+            "key_bit2",
+        ]
+        .iter()
+        .map(|k| {
+            b.column_by_name(k)
+                .map(|c| c.as_primitive::<UInt64Type>().clone())
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| Error::Schema("position_status keys".into()))?;
         let side: &StringArray = column(b, "side_to_move")?;
-        let rights: Vec<&BooleanArray> = ["white_kingside", "white_queenside", "black_kingside", "black_queenside"]
-            .iter()
-            .map(|n| column::<BooleanArray>(b, n))
-            .collect::<Result<_>>()?;
+        let rights: Vec<&BooleanArray> = [
+            "white_kingside",
+            "white_queenside",
+            "black_kingside",
+            "black_queenside",
+        ]
+        .iter()
+        .map(|n| column::<BooleanArray>(b, n))
+        .collect::<Result<_>>()?;
         let ep: &Int32Array = column(b, "ep_key")?;
         for i in 0..b.num_rows() {
             let ep_key = if ep.is_null(i) { -1 } else { ep.value(i) };
@@ -447,7 +538,12 @@ fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Status>> {
                         keys[3].value(i),
                         keys[4].value(i),
                         side.value(i).to_string(),
-                        [rights[0].value(i), rights[1].value(i), rights[2].value(i), rights[3].value(i)],
+                        [
+                            rights[0].value(i),
+                            rights[1].value(i),
+                            rights[2].value(i),
+                            rights[3].value(i),
+                        ],
                         ep_key,
                     ),
                 },
@@ -491,7 +587,8 @@ fn setup_errors(batches: &[RecordBatch]) -> Result<HashMap<u64, String>> {
         let id = b.column(0).as_primitive::<UInt64Type>();
         let msg: &StringArray = column(b, "message")?;
         for i in 0..b.num_rows() {
-            out.entry(id.value(i)).or_insert_with(|| msg.value(i).to_string());
+            out.entry(id.value(i))
+                .or_insert_with(|| msg.value(i).to_string());
         }
     }
     Ok(out)

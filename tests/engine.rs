@@ -82,7 +82,10 @@ fn differential_against_shakmaty_random_playouts() {
     let setups: Vec<Setup> = positions.iter().map(|(fen, _)| setup(fen)).collect();
     let got = rt().block_on(async { moves_by_position(&engine().await, &setups).await });
     for (i, (fen, want)) in positions.iter().enumerate() {
-        let have: Vec<(String, String)> = got[i].iter().map(|m| (m.uci.clone(), m.san.clone())).collect();
+        let have: Vec<(String, String)> = got[i]
+            .iter()
+            .map(|m| (m.uci.clone(), m.san.clone()))
+            .collect();
         assert_eq!(&have, want, "moves of {fen}");
     }
 }
@@ -104,7 +107,12 @@ fn fide_rules_the_seed_breaks() {
         let after = play(&e, "7k/8/3n4/3pP3/8/8/8/K7 w - - 0 1", &["exd6"]).await;
         assert_eq!(after, "7k/8/3P4/3p4/8/8/8/K7 b - - 0 1");
         // castling rights die with the rook captured on its square
-        let after = play(&e, "b3k3/8/8/8/8/7R/8/4K2R b K - 0 1", &["Bxh1", "Rxh1", "Kd8"]).await;
+        let after = play(
+            &e,
+            "b3k3/8/8/8/8/7R/8/4K2R b K - 0 1",
+            &["Bxh1", "Rxh1", "Kd8"],
+        )
+        .await;
         assert_eq!(after, "3k4/8/8/8/8/8/8/4K2R w - - 1 3");
         let m = ucis(&e, &after).await;
         assert!(!m.contains(&"e1g1".to_string()), "{m:?}");
@@ -121,7 +129,10 @@ fn fide_rules_the_seed_breaks() {
         assert!(m.iter().all(|u| u.starts_with("e1")), "{m:?}");
         // kings never stand adjacent
         let m = ucis(&e, "8/8/8/3k4/8/3K4/8/8 w - - 0 1").await;
-        assert!(!m.iter().any(|u| u == "d3d4" || u == "d3c4" || u == "d3e4"), "{m:?}");
+        assert!(
+            !m.iter().any(|u| u == "d3d4" || u == "d3c4" || u == "d3e4"),
+            "{m:?}"
+        );
     });
 }
 
@@ -131,15 +142,24 @@ fn engine_rejects_impossible_setups() {
     let mut checked = 0;
     rt().block_on(async {
         let e = engine().await;
-        for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        {
             let cols: Vec<&str> = line.split('\t').collect();
             let (fen, kind) = (cols[0], cols[2]);
             match Setup::from_fen(fen) {
                 Err(err) => assert_eq!(err.kind, kind, "{fen}"),
                 Ok(s) => {
                     let verdict = e.check_setups(&[s]).await.expect("setup checks");
-                    let (got, _) = verdict[0].clone().unwrap_or_else(|| panic!("{fen} ({kind}) accepted"));
-                    let want = if kind.starts_with("opposite_check") { "opposite_check" } else { kind };
+                    let (got, _) = verdict[0]
+                        .clone()
+                        .unwrap_or_else(|| panic!("{fen} ({kind}) accepted"));
+                    let want = if kind.starts_with("opposite_check") {
+                        "opposite_check"
+                    } else {
+                        kind
+                    };
                     assert_eq!(got, want, "{fen}");
                     checked += 1;
                 }
@@ -150,34 +170,73 @@ fn engine_rejects_impossible_setups() {
     let edge = std::fs::read_to_string(data("fen/fen_edge.txt")).expect("fen_edge");
     rt().block_on(async {
         let e = engine().await;
-        for line in edge.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        for line in edge
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        {
             let fen = line.split('\t').next().unwrap_or_default();
             let s = Setup::from_fen(fen).unwrap_or_else(|err| panic!("{fen}: {err}"));
-            assert_eq!(e.check_setups(&[s]).await.expect("checks")[0], None, "{fen}");
+            assert_eq!(
+                e.check_setups(&[s]).await.expect("checks")[0],
+                None,
+                "{fen}"
+            );
         }
     });
 }
 
 #[test]
 fn sample_games_match_python_chess() {
-    let text = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.pgn")).expect("sample");
-    let games: Vec<_> = sqlchess::pgn::PgnReader::new(&text[..]).map(|g| ("sample.pgn", g.expect("read"))).collect();
+    let text =
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.pgn"))
+            .expect("sample");
+    let games: Vec<_> = sqlchess::pgn::PgnReader::new(&text[..])
+        .map(|g| ("sample.pgn", g.expect("read")))
+        .collect();
     assert_eq!(games.len(), 20);
     let reports = rt().block_on(async {
-        sqlchess::validate::validate_games(&engine().await, &games).await.expect("validate")
+        sqlchess::validate::validate_games(&engine().await, &games)
+            .await
+            .expect("validate")
     });
     let mut rdr = csv::Reader::from_path(data("sample_oracle.csv")).expect("oracle");
     for (r, row) in reports.iter().zip(rdr.records()) {
         let row = row.expect("row");
-        let (variant, plies, first_illegal, fen, status) = (&row[1], &row[2], &row[3], &row[4], &row[5]);
+        let (variant, plies, first_illegal, fen, status) =
+            (&row[1], &row[2], &row[3], &row[4], &row[5]);
         if variant != "standard" {
-            assert_eq!(r.error_kind.as_deref(), Some("unsupported_variant"), "{r:?}");
+            assert_eq!(
+                r.error_kind.as_deref(),
+                Some("unsupported_variant"),
+                "{r:?}"
+            );
             continue;
         }
-        assert_eq!(r.plies.to_string(), plies, "plies of game {}: {r:?}", r.game_index);
-        assert_eq!(r.first_illegal_ply.map(|p| p.to_string()).unwrap_or_default(), first_illegal, "{r:?}");
-        assert_eq!(r.final_fen.as_deref(), Some(fen), "final FEN of game {}", r.game_index);
-        assert_eq!(r.final_status.as_deref(), Some(status), "final status of game {}", r.game_index);
+        assert_eq!(
+            r.plies.to_string(),
+            plies,
+            "plies of game {}: {r:?}",
+            r.game_index
+        );
+        assert_eq!(
+            r.first_illegal_ply
+                .map(|p| p.to_string())
+                .unwrap_or_default(),
+            first_illegal,
+            "{r:?}"
+        );
+        assert_eq!(
+            r.final_fen.as_deref(),
+            Some(fen),
+            "final FEN of game {}",
+            r.game_index
+        );
+        assert_eq!(
+            r.final_status.as_deref(),
+            Some(status),
+            "final status of game {}",
+            r.game_index
+        );
     }
 }
 
@@ -186,7 +245,10 @@ fn move_tokens_resolve_with_the_error_taxonomy() {
     rt().block_on(async {
         let e = engine().await;
         let cases: &[(&str, Option<(&str, u32)>)] = &[
-            ("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 *", None),
+            (
+                "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 *",
+                None,
+            ),
             ("1. g1f3 d7d5 2. e2e4 --  3. Z0 e8d7 *", None),
             ("1. e4 e5 2. Ke3 *", Some(("illegal_move", 3))),
             ("1. Nf3 d5 2. Nad2 *", Some(("no_such_piece", 3))),
@@ -197,10 +259,15 @@ fn move_tokens_resolve_with_the_error_taxonomy() {
             ("1. e4 Sf6 *", Some(("syntax", 2))),
             ("1. e4 e5 2. O-O *", Some(("illegal_move", 3))),
             ("1. e4 e5 2. Qz9 *", Some(("syntax", 3))),
-            ("1. d4 d5 2. Qd3 Qd6 3. Qe3 Qe6 4. Qxe6 fxe6 5. Qd3 *", Some(("no_such_piece", 9))),
+            (
+                "1. d4 d5 2. Qd3 Qd6 3. Qe3 Qe6 4. Qxe6 fxe6 5. Qd3 *",
+                Some(("no_such_piece", 9)),
+            ),
         ];
         for (movetext, want) in cases {
-            let r = validate_text(&e, &format!("[Event \"t\"]\n\n{movetext}\n")).await.remove(0);
+            let r = validate_text(&e, &format!("[Event \"t\"]\n\n{movetext}\n"))
+                .await
+                .remove(0);
             let got = r.error_kind.as_deref().zip(r.first_illegal_ply);
             assert_eq!(got, *want, "{movetext}: {r:?}");
         }

@@ -30,10 +30,19 @@ const FIDE_STAGES: &[&str] = &[
 
 /// The seed's table stages (views are inlined into them), all with rows on the default
 /// positions.
-const SEED_STAGES: &[&str] = &["positions", "stage1", "stage6", "stage7", "stage8", "stage13"];
+const SEED_STAGES: &[&str] = &[
+    "positions",
+    "stage1",
+    "stage6",
+    "stage7",
+    "stage8",
+    "stage13",
+];
 
 async fn engine() -> Engine {
-    Engine::new(PipelineConfig::default()).await.expect("engine")
+    Engine::new(PipelineConfig::default())
+        .await
+        .expect("engine")
 }
 
 fn check_report(report: &ProfileReport, stages: &[&str]) {
@@ -42,18 +51,37 @@ fn check_report(report: &ProfileReport, stages: &[&str]) {
     for r in &report.rows {
         assert!(r.runs >= 1, "{}: no run", r.stage);
         assert!(r.rows > 0, "{}: no rows", r.stage);
-        assert!(r.execution > std::time::Duration::ZERO, "{}: no execution time", r.stage);
-        assert!((0.0..=100.0).contains(&r.share), "{}: share {}", r.stage, r.share);
+        assert!(
+            r.execution > std::time::Duration::ZERO,
+            "{}: no execution time",
+            r.stage
+        );
+        assert!(
+            (0.0..=100.0).contains(&r.share),
+            "{}: share {}",
+            r.stage,
+            r.share
+        );
     }
     let shares: f64 = report.rows.iter().map(|r| r.share).sum();
     assert!((shares - 100.0).abs() < 0.01, "shares sum to {shares}");
     // DataFusion's metrics were read: compute time on the heavy stages, peak memory somewhere
     assert!(report.compute() > std::time::Duration::ZERO);
-    assert!(report.rows.iter().any(|r| r.peak_memory.is_some_and(|m| m > 0)));
+    assert!(
+        report
+            .rows
+            .iter()
+            .any(|r| r.peak_memory.is_some_and(|m| m > 0))
+    );
     let table = report.to_table();
     assert_eq!(table.lines().count(), stages.len() + 3, "{table}");
     for st in stages {
-        assert!(table.lines().any(|l| l.split_whitespace().next() == Some(st)), "no row for {st}:\n{table}");
+        assert!(
+            table
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(st)),
+            "no row for {st}:\n{table}"
+        );
     }
 }
 
@@ -61,9 +89,15 @@ fn check_report(report: &ProfileReport, stages: &[&str]) {
 async fn profile_fide_default_positions() {
     let engine = engine().await;
     let workload = Workload::default_positions(DEFAULT_POSITIONS);
-    let report = profile::run_profile(&engine, PipelineKind::Fide, &workload).await.expect("profile");
+    let report = profile::run_profile(&engine, PipelineKind::Fide, &workload)
+        .await
+        .expect("profile");
     check_report(&report, FIDE_STAGES);
-    let legal = report.rows.iter().find(|r| r.stage == "legal_moves").expect("legal_moves row");
+    let legal = report
+        .rows
+        .iter()
+        .find(|r| r.stage == "legal_moves")
+        .expect("legal_moves row");
     // 1,000 positions, ~33 legal moves each (the oracle's counts), plus the replies to the checking moves
     assert!(legal.rows > 25_000, "{}", legal.rows);
     let dir = std::env::temp_dir().join(format!("sqlchess-profile-{}", std::process::id()));
@@ -73,7 +107,12 @@ async fn profile_fide_default_positions() {
     let text = std::fs::read_to_string(&path).expect("read json");
     assert_eq!(text.lines().count(), FIDE_STAGES.len());
     for (line, st) in text.lines().zip(FIDE_STAGES) {
-        assert!(line.starts_with(&format!("{{\"pipeline\":\"fide\",\"stage\":\"{st}\",\"runs\":")), "{line}");
+        assert!(
+            line.starts_with(&format!(
+                "{{\"pipeline\":\"fide\",\"stage\":\"{st}\",\"runs\":"
+            )),
+            "{line}"
+        );
         assert!(line.contains("\"share_pct\":"), "{line}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -83,7 +122,9 @@ async fn profile_fide_default_positions() {
 async fn profile_seed_default_positions() {
     let engine = engine().await;
     let workload = Workload::default_positions(DEFAULT_POSITIONS);
-    let report = profile::run_profile(&engine, PipelineKind::Seed, &workload).await.expect("profile");
+    let report = profile::run_profile(&engine, PipelineKind::Seed, &workload)
+        .await
+        .expect("profile");
     check_report(&report, SEED_STAGES);
     assert!(report.rows.iter().all(|r| r.runs == 1));
 }
@@ -92,24 +133,102 @@ async fn profile_seed_default_positions() {
 async fn explain_analyze_legal_moves_both_pipelines() {
     let engine = engine().await;
     let workload = Workload::default_positions(DEFAULT_POSITIONS);
-    let fide = profile::explain(&engine, PipelineKind::Fide, Some("legal_moves"), Some(&workload)).await.expect("explain fide");
-    assert!(fide.contains("== stage legal_moves\n-- logical plan\n"), "{fide}");
+    let fide = profile::explain(
+        &engine,
+        PipelineKind::Fide,
+        Some("legal_moves"),
+        Some(&workload),
+    )
+    .await
+    .expect("explain fide");
+    assert!(
+        fide.contains("== stage legal_moves\n-- logical plan\n"),
+        "{fide}"
+    );
     assert!(fide.contains("-- profile: 2 runs, "), "{fide}");
-    assert!(fide.contains("-- physical plan with metrics (last run)\n"), "{fide}");
-    assert!(fide.contains("output_rows=") && fide.contains("elapsed_compute="), "{fide}");
+    assert!(
+        fide.contains("-- physical plan with metrics (last run)\n"),
+        "{fide}"
+    );
+    assert!(
+        fide.contains("output_rows=") && fide.contains("elapsed_compute="),
+        "{fide}"
+    );
     // the kept plans are dropped afterwards
     assert!(engine.pipeline().last_plan("legal_moves").is_none());
 
-    let seed = profile::explain(&engine, PipelineKind::Seed, Some("legal_moves"), Some(&workload)).await.expect("explain seed");
-    assert!(seed.contains("== seed stage stage13 (Table)\n-- logical plan\n"), "{seed}");
-    assert!(seed.contains("-- physical plan with metrics (last run)\n"), "{seed}");
-    assert!(seed.contains("output_rows=") && seed.contains("elapsed_compute="), "{seed}");
+    let seed = profile::explain(
+        &engine,
+        PipelineKind::Seed,
+        Some("legal_moves"),
+        Some(&workload),
+    )
+    .await
+    .expect("explain seed");
+    assert!(
+        seed.contains("== seed stage stage13 (Table)\n-- logical plan\n"),
+        "{seed}"
+    );
+    assert!(
+        seed.contains("-- physical plan with metrics (last run)\n"),
+        "{seed}"
+    );
+    assert!(
+        seed.contains("output_rows=") && seed.contains("elapsed_compute="),
+        "{seed}"
+    );
 
     // without --analyze: plans only, every stage of each pipeline
-    let all = profile::explain(&engine, PipelineKind::Seed, None, None).await.expect("explain seed");
-    assert_eq!(all.matches("== seed stage ").count(), sqlchess::seed::SEED_STAGES.len());
+    let all = profile::explain(&engine, PipelineKind::Seed, None, None)
+        .await
+        .expect("explain seed");
+    assert_eq!(
+        all.matches("== seed stage ").count(),
+        sqlchess::seed::SEED_STAGES.len()
+    );
     assert!(!all.contains("metrics="));
-    assert!(profile::explain(&engine, PipelineKind::Fide, Some("no_such_stage"), None).await.is_err());
+    assert!(
+        profile::explain(&engine, PipelineKind::Fide, Some("no_such_stage"), None)
+            .await
+            .is_err()
+    );
+}
+
+/// DataFusion's metrics are read per run: the root operator's `output_rows` of a stage's
+/// last executed plan is that run's row count, not a sum over earlier runs (physical plans
+/// are re-executed after `reset_plan_states`, which must give them fresh metrics).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_are_per_run() {
+    let engine = engine().await;
+    let Workload::Positions { setups, .. } = Workload::default_positions(300) else {
+        unreachable!()
+    };
+    let p = engine.pipeline();
+    p.keep_last_plans(true);
+    engine.legal_moves(&setups).await.expect("legal moves");
+    // run_legal leaves every LEGAL table as its last run made it (legal_moves restores some)
+    engine.load(&setups[..100]).await.expect("load");
+    engine.run_legal().await.expect("run_legal");
+    for st in sqlchess::pipeline::LEGAL {
+        let rows: usize = p
+            .table(st)
+            .await
+            .expect("table")
+            .iter()
+            .map(|b| b.num_rows())
+            .sum();
+        let plan = p.last_plan(st).expect("kept plan");
+        let m = sqlchess::pipeline::plan_metrics(plan.as_ref());
+        assert_eq!(m.output_rows, Some(rows as u64), "{st}");
+    }
+    let profile = p.profile();
+    let (_, legal) = profile
+        .iter()
+        .find(|(n, _)| n == "legal_moves")
+        .expect("legal_moves");
+    assert_eq!(legal.runs, 3);
+    p.keep_last_plans(false);
+    assert!(p.last_plan("legal_moves").is_none());
 }
 
 #[test]
@@ -125,13 +244,31 @@ fn binary_profile_and_explain() {
         .output()
         .expect("run sqlchess profile");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.starts_with("pipeline seed: 1000 positions"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.starts_with("pipeline seed: 1000 positions"),
+        "{stdout}"
+    );
     for st in SEED_STAGES {
-        assert!(stdout.lines().any(|l| l.split_whitespace().next() == Some(st)), "no row for {st}:\n{stdout}");
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(st)),
+            "no row for {st}:\n{stdout}"
+        );
     }
     assert!(stdout.contains("\ntotal "), "{stdout}");
-    assert_eq!(std::fs::read_to_string(&json).expect("json").lines().count(), SEED_STAGES.len());
+    assert_eq!(
+        std::fs::read_to_string(&json)
+            .expect("json")
+            .lines()
+            .count(),
+        SEED_STAGES.len()
+    );
 
     let out = Command::new(exe)
         .args(["explain", "--analyze", "legal_moves"])
@@ -139,7 +276,14 @@ fn binary_profile_and_explain() {
         .output()
         .expect("run sqlchess explain");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("-- physical plan with metrics (last run)"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("-- physical plan with metrics (last run)"),
+        "{stdout}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

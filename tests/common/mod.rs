@@ -13,11 +13,16 @@ use sqlchess::validate::{GameReport, validate_games};
 use sqlchess::{Engine, PipelineConfig, Setup};
 
 pub fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime")
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
 }
 
 pub async fn engine() -> Engine {
-    Engine::new(PipelineConfig::default()).await.expect("engine")
+    Engine::new(PipelineConfig::default())
+        .await
+        .expect("engine")
 }
 
 pub fn setup(fen: &str) -> Setup {
@@ -26,7 +31,9 @@ pub fn setup(fen: &str) -> Setup {
 
 /// A file of tests/data.
 pub fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 /// A legal move as the engine reports it.
@@ -44,7 +51,10 @@ pub async fn moves_by_position(e: &Engine, setups: &[Setup]) -> Vec<Vec<Mv>> {
         let uci = b.column_by_name("uci").expect("uci").as_string::<i32>();
         let san = b.column_by_name("san").expect("san").as_string::<i32>();
         for i in 0..b.num_rows() {
-            out[id.value(i) as usize].push(Mv { uci: uci.value(i).to_string(), san: san.value(i).to_string() });
+            out[id.value(i) as usize].push(Mv {
+                uci: uci.value(i).to_string(),
+                san: san.value(i).to_string(),
+            });
         }
     }
     for v in &mut out {
@@ -54,12 +64,19 @@ pub async fn moves_by_position(e: &Engine, setups: &[Setup]) -> Vec<Vec<Mv>> {
 }
 
 pub async fn ucis(e: &Engine, fen: &str) -> Vec<String> {
-    moves_by_position(e, &[setup(fen)]).await.remove(0).into_iter().map(|m| m.uci).collect()
+    moves_by_position(e, &[setup(fen)])
+        .await
+        .remove(0)
+        .into_iter()
+        .map(|m| m.uci)
+        .collect()
 }
 
 /// Validates PGN text and returns the reports.
 pub async fn validate_text(e: &Engine, pgn: &str) -> Vec<GameReport> {
-    let games: Vec<_> = PgnReader::new(pgn.as_bytes()).map(|g| ("test.pgn", g.expect("read"))).collect();
+    let games: Vec<_> = PgnReader::new(pgn.as_bytes())
+        .map(|g| ("test.pgn", g.expect("read")))
+        .collect();
     validate_games(e, &games).await.expect("validate")
 }
 
@@ -76,7 +93,9 @@ pub async fn play(e: &Engine, fen: &str, sans: &[&str]) -> String {
 pub fn random_playout_positions(seed: u64, n: usize) -> Vec<(String, Vec<(String, String)>)> {
     let mut state = seed;
     let mut next = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (state >> 33) as usize
     };
     let mut out = vec![];
@@ -87,7 +106,12 @@ pub fn random_playout_positions(seed: u64, n: usize) -> Vec<(String, Vec<(String
             let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
             let mut listed: Vec<(String, String)> = moves
                 .iter()
-                .map(|m| (m.to_uci(CastlingMode::Standard).to_string(), SanPlus::from_move(pos.clone(), m.clone()).to_string()))
+                .map(|m| {
+                    (
+                        m.to_uci(CastlingMode::Standard).to_string(),
+                        SanPlus::from_move(pos.clone(), m.clone()).to_string(),
+                    )
+                })
                 .collect();
             listed.sort();
             out.push((fen, listed));

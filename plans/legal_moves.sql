@@ -26,19 +26,36 @@ pins AS (
   FROM king_lines
   WHERE own_king AND n_between = 1 AND between_own
 ),
+-- positions where a move other than the king's may be illegal: in check, or with a pin
+restricted AS (
+  SELECT position_id FROM check_counts
+  UNION
+  SELECT position_id FROM pins
+),
 plain AS (
+  -- king moves: not onto an attacked square
   SELECT m.position_id, m.color, m.piece, m.from_sq, m.to_sq, m.captured, m.cap_sq
   FROM pseudo_moves m
+  LEFT ANTI JOIN attacked a ON a.position_id = m.position_id AND a.square = m.to_sq
+  WHERE m.piece = 'K'
+  UNION ALL
+  -- other moves where there is no check and no pin: all legal
+  SELECT m.position_id, m.color, m.piece, m.from_sq, m.to_sq, m.captured, m.cap_sq
+  FROM pseudo_moves m
+  LEFT ANTI JOIN restricted r ON r.position_id = m.position_id
+  WHERE m.piece <> 'K' AND NOT m.is_en_passant
+  UNION ALL
+  -- other moves under check or pin: capture or block a single checker, stay on the pin line
+  SELECT m.position_id, m.color, m.piece, m.from_sq, m.to_sq, m.captured, m.cap_sq
+  FROM restricted r
+  JOIN pseudo_moves m ON m.position_id = r.position_id
   LEFT JOIN check_counts n ON n.position_id = m.position_id
-  LEFT JOIN attacked a ON a.position_id = m.position_id AND a.square = m.to_sq
   LEFT JOIN pins p ON p.position_id = m.position_id AND p.pinned_sq = m.from_sq
   LEFT JOIN lines pl ON pl.a = p.slider_sq AND pl.b = p.king_sq AND pl.mid = m.to_sq
   LEFT JOIN evasions e ON e.position_id = m.position_id AND e.square = m.to_sq
-  WHERE NOT m.is_en_passant
-    AND CASE WHEN m.piece = 'K' THEN a.square IS NULL
-             ELSE (COALESCE(n.n_checkers, 0) = 0 OR (n.n_checkers = 1 AND e.square IS NOT NULL))
-              AND (p.pinned_sq IS NULL OR m.to_sq = p.slider_sq OR pl.mid IS NOT NULL)
-        END
+  WHERE m.piece <> 'K' AND NOT m.is_en_passant
+    AND (COALESCE(n.n_checkers, 0) = 0 OR (n.n_checkers = 1 AND e.square IS NOT NULL))
+    AND (p.pinned_sq IS NULL OR m.to_sq = p.slider_sq OR pl.mid IS NOT NULL)
 ),
 en_passant AS (
   SELECT position_id, color, from_sq, to_sq, cap_sq FROM pseudo_moves WHERE is_en_passant

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, AsArray, RecordBatch, UInt64Array};
-use datafusion::arrow::datatypes::UInt64Type;
+use datafusion::arrow::datatypes::{Float64Type, UInt64Type};
 
 use crate::error::{Error, Result};
 use crate::fen::Setup;
@@ -238,6 +238,7 @@ impl Engine {
         for b in &counts {
             let root = b.column(0).as_primitive::<UInt64Type>();
             let nodes = b.column(1).as_primitive::<UInt64Type>();
+            check_u64(b.column(2).as_primitive::<Float64Type>())?;
             for i in 0..b.num_rows() {
                 if let Some(slot) = out.get_mut(root.value(i) as usize) {
                     *slot = nodes.value(i);
@@ -257,6 +258,7 @@ impl Engine {
             let id = b.column(0).as_primitive::<UInt64Type>();
             let root = b.column(1).as_primitive::<UInt64Type>();
             let mult = b.column(2).as_primitive::<UInt64Type>();
+            check_u64(b.column(3).as_primitive::<Float64Type>())?;
             for i in 0..b.num_rows() {
                 let new = map.len() as u64;
                 map.insert(id.value(i), new);
@@ -326,6 +328,14 @@ pub fn uci_of_code(code: u32) -> String {
         crate::fen::square_name(to),
         promo
     )
+}
+
+/// Perft counts are UInt64: a float shadow sum tells when one would wrap.
+fn check_u64(approx: &datafusion::arrow::array::Float64Array) -> Result<()> {
+    if approx.iter().flatten().any(|v| v >= u64::MAX as f64) {
+        return Err(Error::Usage("perft: the node count exceeds 2^64".into()));
+    }
+    Ok(())
 }
 
 fn nodes_batch(ids: &[u64], roots: &[u64], mults: &[u64]) -> Result<RecordBatch> {

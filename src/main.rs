@@ -144,6 +144,16 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Moves { fen, fens, out } => moves(&engine, fen, fens, out).await,
         Command::Perft { fen, depth, divide } => {
             let setup = parse_fen(&fen)?;
+            if let Some(Some((_, why))) = engine.check_setups(&[setup]).await?.first() {
+                return Err(Error::Fen {
+                    fen,
+                    source: sqlchess::fen::FenError {
+                        field: sqlchess::fen::FenField::Position,
+                        kind: "impossible_position",
+                        message: why.clone(),
+                    },
+                });
+            }
             let t0 = Instant::now();
             let nodes = if divide {
                 let rows = engine.perft_divide(&setup, depth).await?;
@@ -451,7 +461,10 @@ async fn moves(
     out: Option<PathBuf>,
 ) -> Result<ExitCode> {
     let lines: Vec<String> = match (&fen, &fens) {
-        (Some(f), None) => vec![f.clone()],
+        (Some(f), None) => {
+            parse_fen(f)?;
+            vec![f.clone()]
+        }
         (None, Some(path)) => {
             let mut v = vec![];
             for line in open(path)?.lines() {
@@ -473,10 +486,34 @@ async fn moves(
         match Setup::from_fen(line) {
             Ok(s) => setups.push((i as u64, s)),
             Err(e) => {
-                eprintln!("line {}: invalid FEN {line:?}: {e}", i + 1);
+                eprintln!(
+                    "line {} (position_index {i}): invalid FEN {line:?}: {e}",
+                    i + 1
+                );
                 failed = true;
             }
         }
+    }
+    // positions no game reaches (side not to move in check, ...): rejected too
+    let plain: Vec<Setup> = setups.iter().map(|(_, s)| *s).collect();
+    let verdicts = engine.check_setups(&plain).await?;
+    let mut kept = vec![];
+    for ((i, s), verdict) in setups.into_iter().zip(verdicts) {
+        match verdict {
+            None => kept.push((i, s)),
+            Some((_, why)) => {
+                eprintln!(
+                    "line {} (position_index {i}): invalid FEN {:?}: position: {why}",
+                    i + 1,
+                    lines[i as usize]
+                );
+                failed = true;
+            }
+        }
+    }
+    let setups = kept;
+    if fen.is_some() && failed {
+        return Err(Error::Usage("the position cannot occur in a game".into()));
     }
     let pairs: Vec<(u64, &Setup)> = setups.iter().map(|(i, s)| (*i, s)).collect();
     engine.load_pairs(&pairs).await?;

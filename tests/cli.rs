@@ -424,3 +424,21 @@ fn moves_and_perft_print_what_the_readme_says() {
         show(&out)
     );
 }
+
+#[test]
+fn positions_no_game_reaches_are_refused() {
+    // the side not to move is in check: moves and perft refuse it (exit 2), as validate does
+    for args in [
+        vec!["moves", "7k/8/8/8/8/8/8/K6R w - - 0 1"],
+        vec!["perft", "7k/8/8/8/8/8/8/K6R w - - 0 1", "2"],
+        vec!["moves", ""],
+    ] {
+        let out = run(&args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
+        assert!(
+            text(&out.stderr).contains("invalid FEN") || text(&out.stderr).contains("cannot occur"),
+            "{}",
+            show(&out)
+        );
+    }
+}

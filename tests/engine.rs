@@ -273,3 +273,16 @@ fn move_tokens_resolve_with_the_error_taxonomy() {
         }
     });
 }
+
+#[test]
+fn perft_refuses_counts_beyond_u64() {
+    rt().block_on(async {
+        let e = engine().await;
+        let kk = setup("8/8/8/8/8/8/8/K6k w - - 0 1");
+        assert_eq!(e.perft(&[kk], 10).await.expect("perft"), vec![18_036_498]);
+        assert!(
+            e.perft(&[kk], 25).await.is_err(),
+            "2^64 overflow must be an error"
+        );
+    });
+}

@@ -200,6 +200,10 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
                 finished.push(l.id);
                 continue;
             };
+            // a move that lost castling rights was irreversible too
+            if let (Some(before), Some(last)) = (l.keys.last(), l.irreversible.last_mut()) {
+                *last |= before.6 != st.key.6;
+            }
             l.keys.push(st.key.clone());
             let r = &mut reports[l.id as usize];
             let ply = l.ply as u32 + 1;
@@ -322,8 +326,6 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
                 tables::filter_ids(&p.table("next_pieces").await?, |id| keep.contains(&id))?;
             p.set_table("positions", positions).await?;
             p.set_table("pieces", pieces).await?;
-            // castling rights lost also make a move irreversible
-            fix_rights_irreversible(engine, &mut live).await?;
         } else {
             let finished: std::collections::HashSet<u64> = finished.into_iter().collect();
             live.retain(|l| !finished.contains(&l.id));
@@ -331,41 +333,6 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
         }
     }
     Ok(reports)
-}
-
-/// Marks the last move of each live game irreversible when it changed castling rights.
-async fn fix_rights_irreversible(engine: &Engine, live: &mut [Live]) -> Result<()> {
-    let positions = engine.pipeline().table("positions").await?;
-    let index: HashMap<u64, usize> = live.iter().enumerate().map(|(i, l)| (l.id, i)).collect();
-    for b in &positions {
-        let id = b.column(0).as_primitive::<UInt64Type>();
-        let rights: Vec<&BooleanArray> = [
-            "white_kingside",
-            "white_queenside",
-            "black_kingside",
-            "black_queenside",
-        ]
-        .iter()
-        .map(|n| column::<BooleanArray>(b, n))
-        .collect::<Result<_>>()?;
-        for i in 0..b.num_rows() {
-            let Some(l) = index.get(&id.value(i)).and_then(|&j| live.get_mut(j)) else {
-                continue;
-            };
-            let now = [
-                rights[0].value(i),
-                rights[1].value(i),
-                rights[2].value(i),
-                rights[3].value(i),
-            ];
-            if let (Some(before), Some(last)) = (l.keys.last(), l.irreversible.last_mut()) {
-                if before.6 != now {
-                    *last = true;
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Keeps only the live games in `positions` and `pieces`.

@@ -1,12 +1,16 @@
 -- Static table `piece_rays`: every move of a single piece on an otherwise empty board
 -- (the seed's "baby monster" DEMO_CHESS_MOVES), built from coordinate cross joins.
 -- Unlike the seed, each row knows its ray (from square + direction) and its distance
--- along the ray, so that blocking is one join and one MIN() instead of a per-piece rule,
+-- along the ray, so that blocking is one bitwise test against the occupied squares (`between_mask`)
+-- instead of a per-piece rule,
 -- and each colour's pawns move towards the opponent (the seed's black castling rows
 -- point at rank 1; castling lives in `castling_rules`).
 --   mode 'slide'   : move to an empty square or capture (K, Q, R, B, N)
 --   mode 'push'    : pawn push, empty target only (double step from the start rank)
 --   mode 'capture' : pawn capture, enemy piece or en passant square only
+-- Columns: color, piece, from_sq, ray (from_sq * 16 + direction), step (1..7), to_sq, mode,
+--          to_bit (UInt64, 1 << to_sq), between_mask (UInt64: the ray's squares before
+--          to_sq, which must be empty for the piece to get there).
 WITH directions AS (
   SELECT column1 AS dir, column2 AS d_file, column3 AS d_rank, column4 AS kind FROM (VALUES
     (0, 0, 1, 'orthogonal'), (1, 1, 0, 'orthogonal'), (2, 0, -1, 'orthogonal'), (3, -1, 0, 'orthogonal'),
@@ -41,11 +45,20 @@ rays AS (
     -- pawns stand on ranks 2..7 and double-step only from their start rank
     AND (m.piece <> 'P' OR (s.rank BETWEEN 1 AND 6
          AND (st.step = 1 OR (c.color = 'w' AND s.rank = 1) OR (c.color = 'b' AND s.rank = 6))))
+),
+steps_on_board AS (
+  SELECT color, piece, from_sq,
+         CAST(from_sq * 16 + dir AS INT) AS ray,
+         CAST(step AS INT) AS step,
+         CAST(to_rank * 8 + to_file AS INT) AS to_sq,
+         mode
+  FROM rays
+  WHERE to_file BETWEEN 0 AND 7 AND to_rank BETWEEN 0 AND 7
 )
-SELECT color, piece, from_sq,
-       CAST(from_sq * 16 + dir AS INT) AS ray,
-       CAST(step AS INT) AS step,
-       CAST(to_rank * 8 + to_file AS INT) AS to_sq,
-       mode
-FROM rays
-WHERE to_file BETWEEN 0 AND 7 AND to_rank BETWEEN 0 AND 7
+SELECT s.color, s.piece, s.from_sq, s.ray, s.step, s.to_sq, s.mode,
+       CAST(1 AS BIGINT UNSIGNED) << CAST(s.to_sq AS BIGINT UNSIGNED) AS to_bit,
+       COALESCE(bit_or(CAST(1 AS BIGINT UNSIGNED) << CAST(e.to_sq AS BIGINT UNSIGNED)),
+                CAST(0 AS BIGINT UNSIGNED)) AS between_mask
+FROM steps_on_board s
+LEFT JOIN steps_on_board e ON e.color = s.color AND e.piece = s.piece AND e.ray = s.ray AND e.step < s.step
+GROUP BY s.color, s.piece, s.from_sq, s.ray, s.step, s.to_sq, s.mode

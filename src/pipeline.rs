@@ -64,8 +64,7 @@ pub const STATIC_TABLES: &[StageSql] = &[
 
 /// Pipeline stages, in dependency order (a stage reads only tables listed before it).
 pub const STAGES: &[StageSql] = &[
-    stage!("candidates"),
-    stage!("blocked_paths"),
+    stage!("boards"),
     stage!("reach"),
     stage!("kings"),
     stage!("attacked"),
@@ -96,8 +95,7 @@ pub const STAGES: &[StageSql] = &[
 
 /// The stages that turn `positions` + `pieces` into `legal_moves`.
 pub const LEGAL: &[&str] = &[
-    "candidates",
-    "blocked_paths",
+    "boards",
     "reach",
     "kings",
     "attacked",

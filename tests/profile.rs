@@ -9,8 +9,7 @@ use sqlchess::{Engine, PipelineConfig};
 
 /// Stages `Engine::legal_moves` runs, all of which produce rows on the default positions.
 const FIDE_STAGES: &[&str] = &[
-    "candidates",
-    "blocked_paths",
+    "boards",
     "reach",
     "kings",
     "attacked",

@@ -1,12 +1,17 @@
--- Stage `checkers`: the enemy pieces that attack the king of the side to move (FIDE art. 3.9),
--- with how many there are (two = double check: only king moves are legal).
--- Columns: position_id, checker_sq, checker_piece, n_checkers.
+-- Stage `checkers` (seed +stage9): the enemy pieces that attack the king of the side to move
+-- (FIDE art. 3.9): an enemy piece whose ray from `piece_rays` reaches the king's square with
+-- every square before it empty. Two = double check: only king moves are legal.
+-- Columns: position_id, checker_sq, checker_piece, n_checkers,
+--          line_mask (UInt64: the checker's square and the squares between it and the king,
+--          where a piece other than the king can end the check).
 WITH c AS (
-  SELECT r.position_id, r.from_sq AS checker_sq, r.piece AS checker_piece
-  FROM reach r
-  JOIN kings k ON k.position_id = r.position_id AND k.king_sq = r.to_sq
-  WHERE NOT r.own AND r.mode <> 'push'
+  SELECT b.position_id, p.square AS checker_sq, p.piece AS checker_piece,
+         r.between_mask | (CAST(1 AS BIGINT UNSIGNED) << CAST(p.square AS BIGINT UNSIGNED)) AS line_mask
+  FROM boards b
+  JOIN pieces p ON p.position_id = b.position_id AND p.color <> b.side_to_move
+  JOIN piece_rays r ON r.color = p.color AND r.piece = p.piece AND r.from_sq = p.square AND r.to_sq = b.king_sq
+  WHERE r.mode <> 'push' AND b.occupied & r.between_mask = 0
 )
-SELECT c.position_id, c.checker_sq, c.checker_piece, n.n_checkers
+SELECT c.position_id, c.checker_sq, c.checker_piece, n.n_checkers, c.line_mask
 FROM c JOIN (SELECT position_id, COUNT(*) AS n_checkers FROM c GROUP BY position_id) n
   ON n.position_id = c.position_id

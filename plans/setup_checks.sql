@@ -5,11 +5,10 @@
 -- Columns: position_id, kind ('kings_adjacent' | 'opposite_check' | 'too_many_checkers' |
 --          'impossible_check'), message.
 WITH opposite AS (
-  SELECT r.position_id, MIN(CASE WHEN r.piece = 'K' THEN 1 ELSE 2 END) AS by_king
-  FROM reach r
-  JOIN kings k ON k.position_id = r.position_id AND r.to_sq = k.enemy_king_sq
-  WHERE r.own AND r.mode <> 'push'
-  GROUP BY r.position_id
+  SELECT position_id, MIN(CASE WHEN piece = 'K' THEN 1 ELSE 2 END) AS by_king
+  FROM pseudo_moves
+  WHERE captured = 'K'
+  GROUP BY position_id
 ),
 pairs AS (
   SELECT a.position_id, a.checker_sq AS c1, b.checker_sq AS c2, k.king_sq

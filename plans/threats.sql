@@ -11,20 +11,19 @@
 -- Columns: position_id, king_sq (Int32), n_checkers (Int64), attacked, checkers, evasion,
 --          pinned (UInt64).
 WITH attacks AS (
-  SELECT position_id, bit_or(CAST(1 AS BIGINT UNSIGNED) << CAST(to_sq AS BIGINT UNSIGNED)) AS attacked
-  FROM reach
-  WHERE NOT own AND mode <> 'push'
-  GROUP BY position_id
+  SELECT b.position_id, bit_or(r.to_bit) AS attacked
+  FROM boards b
+  JOIN pieces p ON p.position_id = b.position_id AND p.color <> b.side_to_move
+  JOIN piece_rays r ON r.color = p.color AND r.piece = p.piece AND r.from_sq = p.square
+  WHERE r.mode <> 'push' AND b.occupied_xray & r.between_mask = 0
+  GROUP BY b.position_id
 ),
 checks AS (
-  SELECT c.position_id, MAX(c.n_checkers) AS n_checkers,
-         bit_or(CAST(1 AS BIGINT UNSIGNED) << CAST(c.checker_sq AS BIGINT UNSIGNED)) AS checkers,
-         bit_or(CASE WHEN l.mid IS NULL THEN CAST(0 AS BIGINT UNSIGNED)
-                     ELSE CAST(1 AS BIGINT UNSIGNED) << CAST(l.mid AS BIGINT UNSIGNED) END) AS blocks
-  FROM checkers c
-  JOIN kings k ON k.position_id = c.position_id
-  LEFT JOIN lines l ON l.a = c.checker_sq AND l.b = k.king_sq
-  GROUP BY c.position_id
+  SELECT position_id, MAX(n_checkers) AS n_checkers,
+         bit_or(CAST(1 AS BIGINT UNSIGNED) << CAST(checker_sq AS BIGINT UNSIGNED)) AS checkers,
+         bit_or(line_mask) AS evasion
+  FROM checkers
+  GROUP BY position_id
 ),
 pins AS (
   SELECT position_id, bit_or(CAST(1 AS BIGINT UNSIGNED) << CAST(between_sq AS BIGINT UNSIGNED)) AS pinned
@@ -36,9 +35,9 @@ SELECT k.position_id, k.king_sq,
        COALESCE(c.n_checkers, 0) AS n_checkers,
        COALESCE(a.attacked, CAST(0 AS BIGINT UNSIGNED)) AS attacked,
        COALESCE(c.checkers, CAST(0 AS BIGINT UNSIGNED)) AS checkers,
-       COALESCE(c.checkers | c.blocks, CAST(0 AS BIGINT UNSIGNED)) AS evasion,
+       COALESCE(c.evasion, CAST(0 AS BIGINT UNSIGNED)) AS evasion,
        COALESCE(p.pinned, CAST(0 AS BIGINT UNSIGNED)) AS pinned
-FROM kings k
+FROM boards k
 LEFT JOIN attacks a ON a.position_id = k.position_id
 LEFT JOIN checks c ON c.position_id = k.position_id
 LEFT JOIN pins p ON p.position_id = k.position_id

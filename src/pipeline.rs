@@ -65,12 +65,11 @@ pub const STATIC_TABLES: &[StageSql] = &[
 /// Pipeline stages, in dependency order (a stage reads only tables listed before it).
 pub const STAGES: &[StageSql] = &[
     stage!("boards"),
-    stage!("reach"),
     stage!("kings"),
+    stage!("pseudo_moves"),
     stage!("checkers"),
     stage!("king_lines"),
     stage!("threats"),
-    stage!("pseudo_moves"),
     stage!("castling"),
     stage!("legal_moves"),
     stage!("move_checks"),
@@ -96,12 +95,11 @@ pub const STAGES: &[StageSql] = &[
 /// The stages that turn `positions` + `pieces` into `legal_moves`.
 pub const LEGAL: &[&str] = &[
     "boards",
-    "reach",
     "kings",
+    "pseudo_moves",
     "checkers",
     "king_lines",
     "threats",
-    "pseudo_moves",
     "castling",
     "legal_moves",
 ];

@@ -10,12 +10,11 @@ use sqlchess::{Engine, PipelineConfig};
 /// Stages `Engine::legal_moves` runs, all of which produce rows on the default positions.
 const FIDE_STAGES: &[&str] = &[
     "boards",
-    "reach",
     "kings",
+    "pseudo_moves",
     "checkers",
     "king_lines",
     "threats",
-    "pseudo_moves",
     "castling",
     "legal_moves",
     "move_checks",

@@ -319,9 +319,29 @@ impl Pipeline {
     pub async fn set_table(&self, name: &str, batches: Vec<RecordBatch>) -> Result<()> {
         let table = self.table_ref(name)?;
         let schema = table.schema();
+        // Rows are spread evenly over the partitions (batches sliced, zero-copy), so that every
+        // core gets a share of each scan even when the input is one batch.
+        let total: usize = batches.iter().map(|b| b.num_rows()).sum();
+        let share = total.div_ceil(self.partitions).max(1);
         let mut parts: Vec<Vec<RecordBatch>> = vec![vec![]; self.partitions];
-        for (i, batch) in batches.into_iter().filter(|b| b.num_rows() > 0).enumerate() {
-            parts[i % self.partitions].push(conform(batch, &schema)?);
+        let (mut part, mut filled) = (0, 0);
+        for batch in batches.into_iter().filter(|b| b.num_rows() > 0) {
+            let batch = conform(batch, &schema)?;
+            let mut offset = 0;
+            while offset < batch.num_rows() {
+                let rest = batch.num_rows() - offset;
+                let len = if part + 1 == self.partitions {
+                    rest
+                } else {
+                    (share - filled).min(rest)
+                };
+                parts[part].push(batch.slice(offset, len));
+                offset += len;
+                filled += len;
+                if filled == share && part + 1 < self.partitions {
+                    (part, filled) = (part + 1, 0);
+                }
+            }
         }
         *table.data().write().map_err(|_| Error::Poisoned)? = parts;
         Ok(())

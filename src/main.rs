@@ -15,7 +15,7 @@ use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, Progres
 use sqlchess::input::{ByteCounter, Input};
 use sqlchess::pgn::{PgnError, PgnReader, RawGame};
 use sqlchess::report::{self, Format, ReportWriter};
-use sqlchess::validate::{GameReport, validate_games};
+use sqlchess::validate::{GameReport, ValidateOptions, validate_games_with};
 use sqlchess::{Engine, Error, PipelineConfig, Result, Setup};
 
 /// A chess rules engine that runs as DataFusion query plans.
@@ -48,6 +48,11 @@ enum Command {
         /// goes to standard output in this format.
         #[arg(long, value_enum)]
         format: Option<Format>,
+        /// Also write one row per legal ply played here (game_id, ply, fen_before, uci, san,
+        /// is_capture, is_check, is_castling, is_en_passant, promotion), in the format its
+        /// extension names (.csv, .json, .parquet or .arrow; else --format).
+        #[arg(long)]
+        plies: Option<PathBuf>,
         /// Games per pipeline batch (validated and written together).
         #[arg(long, default_value_t = 2000)]
         batch: usize,
@@ -138,9 +143,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             files,
             out,
             format,
+            plies,
             batch,
             profile,
-        } => validate(&engine, files, out, format, batch.max(1), profile).await,
+        } => {
+            let plies = plies.map(|path| (path, format));
+            validate(&engine, files, out, format, plies, batch.max(1), profile).await
+        }
         Command::Moves { fen, fens, out } => moves(&engine, fen, fens, out).await,
         Command::Perft { fen, depth, divide } => {
             let setup = parse_fen(&fen)?;
@@ -208,6 +217,7 @@ async fn validate(
     files: Vec<PathBuf>,
     out: Option<PathBuf>,
     format: Option<Format>,
+    plies: Option<(PathBuf, Option<Format>)>,
     batch: usize,
     profile: bool,
 ) -> Result<ExitCode> {
@@ -220,6 +230,13 @@ async fn validate(
         (_, Some(f)) => Some(f),
         (Some(p), None) => Some(Format::from_path(p)?),
         (None, None) => None,
+    };
+    let plies_format = match &plies {
+        Some((path, fallback)) => Some(match Format::from_path(path) {
+            Ok(f) => f,
+            Err(e) => fallback.ok_or(e)?,
+        }),
+        None => None,
     };
     let inputs = sqlchess::input::expand(&files)?;
     if inputs.is_empty() {
@@ -236,6 +253,10 @@ async fn validate(
             report::report_schema(),
         )?),
         _ => ReportSink::Lines(std::io::BufWriter::new(std::io::stdout())),
+    };
+    let mut plies = match (plies, plies_format) {
+        (Some((path, _)), Some(f)) => Some(ReportWriter::create(&path, f, report::plies_schema())?),
+        _ => None,
     };
     let bytes = ByteCounter::new();
     let pb = progress_bar(inputs.iter().map(Input::size).sum());
@@ -269,13 +290,17 @@ async fn validate(
             }
             pb.set_position(bytes.get());
             if games.len() >= batch {
-                validate_batch(engine, &games, &mut sink, &mut summary, &pb, t0).await?;
+                validate_batch(engine, &games, &mut sink, &mut plies, &mut summary, &pb, t0)
+                    .await?;
                 games.clear();
             }
         }
     }
-    validate_batch(engine, &games, &mut sink, &mut summary, &pb, t0).await?;
+    validate_batch(engine, &games, &mut sink, &mut plies, &mut summary, &pb, t0).await?;
     sink.finish()?;
+    if let Some(w) = plies {
+        w.finish()?;
+    }
     pb.finish_and_clear();
     summary.print(
         t0.elapsed().as_secs_f64(),
@@ -346,11 +371,12 @@ impl ReportSink {
     }
 }
 
-/// Validates one batch of games, writes its rows and counts them.
+/// Validates one batch of games, writes its rows (and its ply rows) and counts them.
 async fn validate_batch(
     engine: &Engine,
     games: &[(&str, RawGame)],
     sink: &mut ReportSink,
+    plies: &mut Option<ReportWriter>,
     summary: &mut Summary,
     pb: &ProgressBar,
     t0: Instant,
@@ -358,8 +384,15 @@ async fn validate_batch(
     if games.is_empty() {
         return Ok(());
     }
-    let reports = validate_games(engine, games).await?;
+    let options = ValidateOptions {
+        plies: plies.is_some(),
+    };
+    let v = validate_games_with(engine, games, options).await?;
+    let reports = v.reports;
     sink.write(&reports, pb)?;
+    if let Some(w) = plies {
+        w.write(&report::plies_to_batch(&v.plies)?)?;
+    }
     summary.add(&reports);
     let secs = t0.elapsed().as_secs_f64().max(1e-9);
     pb.set_message(format!(

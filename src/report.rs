@@ -14,7 +14,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::error::ArrowError;
 
 use crate::error::{Error, Result};
-use crate::validate::GameReport;
+use crate::validate::{GameReport, PlyRow};
 
 /// Output formats of report files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -113,6 +113,55 @@ pub fn reports_to_batch(reports: &[GameReport]) -> Result<RecordBatch> {
                     .iter()
                     .map(|r| Some(r.result_consistent))
                     .collect::<BooleanArray>(),
+            ),
+        ],
+    )?)
+}
+
+/// Schema of the per-ply table (`validate --plies`): see [`PlyRow`] for the columns.
+pub fn plies_schema() -> SchemaRef {
+    use DataType::*;
+    let f = |n: &str, t: DataType, null: bool| Field::new(n, t, null);
+    Arc::new(Schema::new(vec![
+        f("game_id", UInt64, false),
+        f("ply", UInt32, false),
+        f("fen_before", Utf8, false),
+        f("uci", Utf8, false),
+        f("san", Utf8, false),
+        f("is_capture", Boolean, false),
+        f("is_check", Boolean, false),
+        f("is_castling", Boolean, false),
+        f("is_en_passant", Boolean, false),
+        f("promotion", Utf8, true),
+    ]))
+}
+
+/// The ply rows as one record batch of [`plies_schema`].
+pub fn plies_to_batch(rows: &[PlyRow]) -> Result<RecordBatch> {
+    let s = |g: fn(&PlyRow) -> &str| {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(g))) as ArrayRef
+    };
+    let b = |g: fn(&PlyRow) -> bool| {
+        Arc::new(rows.iter().map(|r| Some(g(r))).collect::<BooleanArray>()) as ArrayRef
+    };
+    Ok(RecordBatch::try_new(
+        plies_schema(),
+        vec![
+            Arc::new(UInt64Array::from_iter_values(
+                rows.iter().map(|r| r.game_id),
+            )),
+            Arc::new(UInt32Array::from_iter_values(rows.iter().map(|r| r.ply))),
+            s(|r| &r.fen_before),
+            s(|r| &r.uci),
+            s(|r| &r.san),
+            b(|r| r.is_capture),
+            b(|r| r.is_check),
+            b(|r| r.is_castling),
+            b(|r| r.is_en_passant),
+            Arc::new(
+                rows.iter()
+                    .map(|r| r.promotion.as_deref())
+                    .collect::<StringArray>(),
             ),
         ],
     )?)

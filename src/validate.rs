@@ -8,6 +8,10 @@
 //! resolve to exactly one legal move; its report then gives the first illegal ply, the error
 //! kind (taxonomy of `shared/data/bad/README.md`), the final FEN (python-chess style: en
 //! passant square only when an en passant capture is legal) and the final status.
+//!
+//! On request ([`ValidateOptions::plies`]) it also gives one [`PlyRow`] per legal ply played:
+//! the stage `san` names the chosen moves, and the status of the position after each move
+//! (its side to move in check, without legal moves) gives the SAN suffix `+` / `#`.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -86,6 +90,59 @@ pub struct GameReport {
     pub result_consistent: bool,
 }
 
+/// Options of [`validate_games_with`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ValidateOptions {
+    /// Also return one [`PlyRow`] per legal ply played (costs one run of the stage `san`
+    /// per ply).
+    pub plies: bool,
+}
+
+/// One legal ply of a game: a row of the per-ply table (`sqlchess validate --plies`).
+///
+/// Arrow schema ([`crate::report::plies_schema`]), in this order: `game_id: UInt64` (the
+/// game's `game_index` in the per-game report: 0-based, in file order), `ply: UInt32`
+/// (1-based), `fen_before: Utf8` (FEN of the position before the move, python-chess style:
+/// en passant square only when an en passant capture is legal), `uci: Utf8` (`e2e4`,
+/// `e7e8q`, castling as the king's move `e1g1`; `0000` for a null move), `san: Utf8` (as
+/// python-chess `board.san(move)` writes it: with `+` / `#`, `O-O`, `=Q`; `--` for a null
+/// move), `is_capture`, `is_check` (`san` ends with `+` or `#`), `is_castling`,
+/// `is_en_passant: Boolean`, `promotion: Utf8` (nullable: the lowercase letter of the piece
+/// promoted to).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlyRow {
+    /// `game_index` of the game's report.
+    pub game_id: u64,
+    /// 1-based ply.
+    pub ply: u32,
+    /// FEN before the move.
+    pub fen_before: String,
+    /// UCI of the move.
+    pub uci: String,
+    /// SAN of the move, with `+` / `#`.
+    pub san: String,
+    /// The move captures (en passant included).
+    pub is_capture: bool,
+    /// The move gives check (or mate).
+    pub is_check: bool,
+    /// The move castles.
+    pub is_castling: bool,
+    /// The move captures en passant.
+    pub is_en_passant: bool,
+    /// Lowercase letter of the promotion piece.
+    pub promotion: Option<String>,
+}
+
+/// What [`validate_games_with`] gives back.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Validation {
+    /// One report per game, in input order.
+    pub reports: Vec<GameReport>,
+    /// With [`ValidateOptions::plies`]: the legal plies, by game (input order), then ply;
+    /// else empty.
+    pub plies: Vec<PlyRow>,
+}
+
 /// Position key for repetitions (python-chess `_transposition_key`).
 type Key = (u64, u64, u64, u64, u64, String, [bool; 4], i32);
 
@@ -99,6 +156,9 @@ struct Live {
     /// `is_irreversible`: zeroing, castling rights lost, or a legal en passant existed).
     irreversible: Vec<bool>,
     fault: Option<(u32, String)>,
+    /// The row of the move just applied, waiting for the status of the position after it
+    /// (the SAN suffix).
+    pending: Option<PlyRow>,
 }
 
 /// Status of one position from the `position_status` stage.
@@ -117,6 +177,23 @@ struct Status {
 /// Errors: only pipeline failures ([`Error::DataFusion`]); every input fault is reported in
 /// its game's row.
 pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Result<Vec<GameReport>> {
+    Ok(
+        validate_games_with(engine, games, ValidateOptions::default())
+            .await?
+            .reports,
+    )
+}
+
+/// [`validate_games`] with options: with [`ValidateOptions::plies`], also the legal plies
+/// played ([`PlyRow`], see [`crate::report::plies_to_batch`] for them as Arrow).
+///
+/// Errors: as [`validate_games`].
+pub async fn validate_games_with(
+    engine: &Engine,
+    games: &[(&str, RawGame)],
+    options: ValidateOptions,
+) -> Result<Validation> {
+    let mut plies: Vec<Vec<PlyRow>> = vec![vec![]; if options.plies { games.len() } else { 0 }];
     let mut reports: Vec<GameReport> = games.iter().map(|(file, g)| base_report(file, g)).collect();
     let mut live: Vec<Live> = vec![];
     let mut setups: Vec<(u64, Setup)> = vec![];
@@ -157,6 +234,7 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
             keys: vec![],
             irreversible: vec![],
             fault,
+            pending: None,
         });
         setups.push((i as u64, setup));
     }
@@ -197,9 +275,19 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
         let mut finished: Vec<u64> = vec![];
         for l in live.iter_mut() {
             let Some(st) = status.get(&l.id) else {
+                if let Some(row) = l.pending.take() {
+                    plies[l.id as usize].push(row);
+                }
                 finished.push(l.id);
                 continue;
             };
+            if let Some(mut row) = l.pending.take() {
+                if row.uci != NULL_UCI && st.in_check {
+                    row.is_check = true;
+                    row.san.push(if st.n_legal == 0 { '#' } else { '+' });
+                }
+                plies[l.id as usize].push(row);
+            }
             // a move that lost castling rights was irreversible too
             if let (Some(before), Some(last)) = (l.keys.last(), l.irreversible.last_mut()) {
                 *last |= before.6 != st.key.6;
@@ -247,6 +335,11 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
             let verdicts = read_verdicts(&p.run("token_verdicts").await?)?;
             let moves = p.run("token_moves").await?;
             let flags = move_flags(&moves)?;
+            let named = if options.plies {
+                chosen_notation(engine, &moves).await?
+            } else {
+                HashMap::new()
+            };
             p.set_table("chosen_moves", moves).await?;
             p.run_all(APPLY).await?;
             let mut unmatched: Vec<u64> = vec![];
@@ -263,6 +356,24 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
                 if matches!(t, SanToken::Null) || n == 1 {
                     let zeroing = flags.get(id).copied().unwrap_or(false);
                     l.irreversible.push(zeroing || st.ep_legal_sq.is_some());
+                    if options.plies {
+                        let mut row = match named.get(id) {
+                            Some(row) => row.clone(),
+                            None if matches!(t, SanToken::Null) => PlyRow {
+                                uci: NULL_UCI.into(),
+                                san: "--".into(),
+                                ..Default::default()
+                            },
+                            None => return Err(Error::Poisoned),
+                        };
+                        row.game_id = r.game_index;
+                        row.ply = ply;
+                        row.fen_before = current
+                            .get(id)
+                            .map(|s| fen_of(s, st))
+                            .ok_or(Error::Poisoned)?;
+                        l.pending = Some(row);
+                    }
                     l.ply += 1;
                     r.plies = l.ply as u32;
                     continue;
@@ -332,7 +443,74 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
             keep_ids(engine, &live).await?;
         }
     }
-    Ok(reports)
+    Ok(Validation {
+        reports,
+        plies: plies.into_iter().flatten().collect(),
+    })
+}
+
+/// UCI of a null move (python-chess `Move.null().uci()`).
+const NULL_UCI: &str = "0000";
+
+/// The notation of the chosen moves (`token_moves`, null moves left out) by game id: stage
+/// `san` over the current legal moves, without check suffixes (`move_flags` emptied; the
+/// caller adds them from the status of the position after the move). Leaves `legal_moves`
+/// as it was.
+async fn chosen_notation(engine: &Engine, moves: &[RecordBatch]) -> Result<HashMap<u64, PlyRow>> {
+    let p = engine.pipeline();
+    let mut chosen: HashMap<u64, i32> = HashMap::new();
+    for b in moves {
+        let id = b.column(0).as_primitive::<UInt64Type>();
+        let code: &Int32Array = column(b, "move_code")?;
+        let null: &BooleanArray = column(b, "is_null")?;
+        for i in 0..b.num_rows() {
+            if !null.value(i) {
+                chosen.insert(id.value(i), code.value(i));
+            }
+        }
+    }
+    if chosen.is_empty() {
+        return Ok(HashMap::new());
+    }
+    p.set_table("move_flags", vec![]).await?;
+    let mut out = HashMap::with_capacity(chosen.len());
+    for b in &p.run("san").await? {
+        let id = b.column(0).as_primitive::<UInt64Type>();
+        let code: &Int32Array = column(b, "move_code")?;
+        let uci: &StringArray = column(b, "uci")?;
+        let san: &StringArray = column(b, "san")?;
+        let capture: &BooleanArray = column(b, "is_capture")?;
+        let castling: &BooleanArray = column(b, "is_castling")?;
+        let ep: &BooleanArray = column(b, "is_en_passant")?;
+        let promotion: &StringArray = column(b, "promotion")?;
+        for i in 0..b.num_rows() {
+            if chosen.get(&id.value(i)) != Some(&code.value(i)) {
+                continue;
+            }
+            out.insert(
+                id.value(i),
+                PlyRow {
+                    uci: uci.value(i).to_string(),
+                    san: san.value(i).to_string(),
+                    is_capture: capture.value(i),
+                    is_castling: castling.value(i),
+                    is_en_passant: ep.value(i),
+                    promotion: (!promotion.is_null(i))
+                        .then(|| promotion.value(i).to_ascii_lowercase()),
+                    ..Default::default()
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// FEN of a position as python-chess writes it: the en passant square only when an en
+/// passant capture is legal (`position_status`).
+fn fen_of(setup: &Setup, st: &Status) -> String {
+    let mut s = *setup;
+    s.ep_square = st.ep_legal_sq;
+    s.to_fen()
 }
 
 /// Keeps only the live games in `positions` and `pieces`.
@@ -402,9 +580,7 @@ fn base_report(file: &str, g: &RawGame) -> GameReport {
 /// fifty-move and threefold claims: see `shared/data/oracle/README.md`).
 fn finish(r: &mut GameReport, l: &Live, st: &Status, setup: Option<&Setup>) {
     if let Some(s) = setup {
-        let mut s = *s;
-        s.ep_square = st.ep_legal_sq;
-        r.final_fen = Some(s.to_fen());
+        r.final_fen = Some(fen_of(s, st));
     }
     let halfmove = setup.map(|s| s.halfmove_clock).unwrap_or(0);
     let reps = repetitions(l);

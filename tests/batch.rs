@@ -1,0 +1,418 @@
+//! Batch validation extras: the per-ply table (`validate --plies`, [`validate_games_with`])
+//! checked against shakmaty, and `result_consistent` on pgn-extract's fix-result-tags input.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::{data, engine, rt};
+use shakmaty::fen::Fen;
+use shakmaty::san::{San, SanPlus};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
+use sqlchess::pgn::PgnReader;
+use sqlchess::validate::{PlyRow, ValidateOptions, validate_games, validate_games_with};
+
+/// One row of the per-ply CSV, as written.
+#[derive(Debug, Clone)]
+struct CsvPly {
+    game_id: u64,
+    ply: u32,
+    fen_before: String,
+    uci: String,
+    san: String,
+    is_capture: bool,
+    is_check: bool,
+    is_castling: bool,
+    is_en_passant: bool,
+    promotion: Option<String>,
+}
+
+fn flag(s: &str) -> bool {
+    match s {
+        "true" => true,
+        "false" => false,
+        _ => panic!("not a boolean: {s:?}"),
+    }
+}
+
+fn start_position(start_fen: Option<&str>) -> Chess {
+    match start_fen {
+        Some(f) => Fen::from_ascii(f.as_bytes())
+            .expect("start fen")
+            .into_position(CastlingMode::Standard)
+            .or_else(|e| e.ignore_invalid_castling_rights())
+            .expect("start position"),
+        None => Chess::default(),
+    }
+}
+
+/// Replays one game's rows with shakmaty from its start position: each row's FEN before,
+/// UCI, SAN and flags must be shakmaty's.
+fn check_against_shakmaty(start: Chess, rows: &[CsvPly]) {
+    let mut pos = start;
+    for (i, r) in rows.iter().enumerate() {
+        let at = format!("game {} ply {}", r.game_id, r.ply);
+        assert_eq!(r.ply as usize, i + 1, "{at}: plies numbered from 1");
+        assert_eq!(
+            r.fen_before,
+            Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
+            "{at}: fen_before"
+        );
+        if r.uci == "0000" {
+            assert_eq!(r.san, "--", "{at}: null move");
+            assert!(
+                !r.is_check && !r.is_capture && r.promotion.is_none(),
+                "{at}"
+            );
+            pos = pos.swap_turn().expect("null move");
+            continue;
+        }
+        let m = r
+            .uci
+            .parse::<UciMove>()
+            .expect("uci")
+            .to_move(&pos)
+            .unwrap_or_else(|e| panic!("{at}: {} is not legal: {e}", r.uci));
+        assert_eq!(
+            m.to_uci(CastlingMode::Standard).to_string(),
+            r.uci,
+            "{at}: uci"
+        );
+        let san = SanPlus::from_move(pos.clone(), m).to_string();
+        assert_eq!(r.san, san, "{at}: san");
+        assert_eq!(r.is_capture, m.is_capture(), "{at}: is_capture");
+        assert_eq!(r.is_en_passant, m.is_en_passant(), "{at}: is_en_passant");
+        assert_eq!(r.is_castling, m.is_castle(), "{at}: is_castling");
+        assert_eq!(
+            r.promotion,
+            m.promotion().map(|p| p.char().to_string()),
+            "{at}: promotion"
+        );
+        // the flags agree with the SAN text
+        assert_eq!(r.is_capture, r.san.contains('x'), "{at}");
+        assert_eq!(
+            r.is_check,
+            r.san.ends_with('+') || r.san.ends_with('#'),
+            "{at}"
+        );
+        assert_eq!(r.is_castling, r.san.starts_with("O-O"), "{at}");
+        pos.play_unchecked(m);
+        assert_eq!(r.is_check, pos.is_check(), "{at}: is_check");
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sqlchess-batch-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// A movetext token without check marks and glyphs, castling with letter O.
+fn normalized(token: &str) -> String {
+    token
+        .trim_end_matches(['+', '#', '!', '?'])
+        .replace('0', "O")
+}
+
+#[test]
+fn plies_csv_of_the_sample_agrees_with_the_report_the_movetext_and_shakmaty() {
+    let dir = temp_dir("plies");
+    let (report, plies) = (dir.join("report.csv"), dir.join("plies.csv"));
+    let out = Command::new(env!("CARGO_BIN_EXE_sqlchess"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["validate", "data/sample.pgn", "--out"])
+        .arg(&report)
+        .arg("--plies")
+        .arg(&plies)
+        .output()
+        .expect("run sqlchess");
+    assert!(
+        out.status.code().is_some(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // the report: plies and start FEN per game
+    let mut rdr = csv::Reader::from_path(&report).expect("report");
+    let head = rdr.headers().expect("header").clone();
+    let col = |n: &str| head.iter().position(|h| h == n).expect(n);
+    let (gi, pl, sf) = (col("game_index"), col("plies"), col("start_fen"));
+    let games: Vec<(u64, usize, Option<String>)> = rdr
+        .records()
+        .map(|r| {
+            let r = r.expect("row");
+            let fen = (!r[sf].is_empty()).then(|| r[sf].to_string());
+            (r[gi].parse().unwrap(), r[pl].parse().unwrap(), fen)
+        })
+        .collect();
+    assert_eq!(games.len(), 20);
+
+    // the ply table: exactly these columns, one row per legal ply
+    let mut rdr = csv::Reader::from_path(&plies).expect("plies");
+    let head: Vec<String> = rdr
+        .headers()
+        .expect("header")
+        .iter()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        head,
+        [
+            "game_id",
+            "ply",
+            "fen_before",
+            "uci",
+            "san",
+            "is_capture",
+            "is_check",
+            "is_castling",
+            "is_en_passant",
+            "promotion"
+        ]
+    );
+    let rows: Vec<CsvPly> = rdr
+        .records()
+        .map(|r| {
+            let r = r.expect("row");
+            CsvPly {
+                game_id: r[0].parse().unwrap(),
+                ply: r[1].parse().unwrap(),
+                fen_before: r[2].to_string(),
+                uci: r[3].to_string(),
+                san: r[4].to_string(),
+                is_capture: flag(&r[5]),
+                is_check: flag(&r[6]),
+                is_castling: flag(&r[7]),
+                is_en_passant: flag(&r[8]),
+                promotion: (!r[9].is_empty()).then(|| r[9].to_string()),
+            }
+        })
+        .collect();
+    let total: usize = games.iter().map(|g| g.1).sum();
+    assert!(total > 500, "{total}");
+    assert_eq!(rows.len(), total, "one row per legal ply of the report");
+    let mut by_game: BTreeMap<u64, Vec<CsvPly>> = BTreeMap::new();
+    for r in &rows {
+        by_game.entry(r.game_id).or_default().push(r.clone());
+    }
+    for (id, n, start_fen) in &games {
+        let mine = by_game.remove(id).unwrap_or_default();
+        assert_eq!(mine.len(), *n, "rows of game {id}");
+        if *n > 0 {
+            check_against_shakmaty(start_position(start_fen.as_deref()), &mine);
+        }
+    }
+    assert!(by_game.is_empty(), "rows of no game: {by_game:?}");
+    // rows come by game, then ply
+    let order: Vec<(u64, u32)> = rows.iter().map(|r| (r.game_id, r.ply)).collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted);
+
+    // the first game: its movetext tokens, normalized, are the SAN of its rows
+    let text = std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/sample.pgn"))
+        .expect("sample");
+    let first = PgnReader::new(&text[..])
+        .next()
+        .expect("a game")
+        .expect("read");
+    let first_rows: Vec<&CsvPly> = rows.iter().filter(|r| r.game_id == 0).collect();
+    assert_eq!(first_rows.len(), first.moves.len());
+    for (token, r) in first.moves.iter().zip(&first_rows) {
+        assert_eq!(
+            normalized(token),
+            r.san.trim_end_matches(['+', '#']),
+            "ply {}",
+            r.ply
+        );
+    }
+    // 1. d4 Nf6 ... 5. O-O ... 7. c4 bxc4
+    assert_eq!(
+        (first_rows[0].uci.as_str(), first_rows[0].san.as_str()),
+        ("d2d4", "d4")
+    );
+    assert_eq!(
+        first_rows[0].fen_before,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
+    assert_eq!(
+        (first_rows[8].uci.as_str(), first_rows[8].san.as_str()),
+        ("e1g1", "O-O")
+    );
+    assert!(first_rows[8].is_castling);
+    assert_eq!(first_rows[13].san, "bxc4");
+    assert!(first_rows[13].is_capture && !first_rows[13].is_check);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const EDGES: &str = "[Event \"edges\"]\n[Result \"*\"]\n\n\
+    1. e4 Nf6 2. e5 d5 3. exd6 e6 4. dxc7 Qd7 5. cxb8=Q Rxb8 6. Nf3 Bd6 7. Be2 O-O \
+    8. O-O Qc7 9. Nc3 a6 10. h3 Bh2+ 11. Kh1 -- *\n\n\
+    [Event \"mate\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n\
+    [Event \"illegal\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n";
+
+#[test]
+fn ply_rows_of_en_passant_promotion_castling_check_mate_and_null_moves() {
+    let games: Vec<_> = PgnReader::new(EDGES.as_bytes())
+        .map(|g| ("edges.pgn", g.expect("read")))
+        .collect();
+    let (v, plain) = rt().block_on(async {
+        let e = engine().await;
+        let v = validate_games_with(&e, &games, ValidateOptions { plies: true })
+            .await
+            .expect("validate");
+        (v, validate_games(&e, &games).await.expect("validate"))
+    });
+    assert_eq!(v.reports, plain, "the reports do not depend on the option");
+    let plies: Vec<u32> = v.reports.iter().map(|r| r.plies).collect();
+    assert_eq!(plies, [22, 4, 2]);
+    assert_eq!(v.plies.len(), 28, "no row for the illegal ply");
+    let row = |game: u64, ply: u32| -> &PlyRow {
+        v.plies
+            .iter()
+            .find(|r| r.game_id == game && r.ply == ply)
+            .unwrap_or_else(|| panic!("no row {game}/{ply}"))
+    };
+    let ep = row(0, 5);
+    assert_eq!((ep.uci.as_str(), ep.san.as_str()), ("e5d6", "exd6"));
+    assert!(ep.is_en_passant && ep.is_capture && !ep.is_check);
+    assert_eq!(
+        ep.fen_before,
+        "rnbqkb1r/ppp1pppp/5n2/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3"
+    );
+    let promo = row(0, 9);
+    assert_eq!(
+        (promo.uci.as_str(), promo.san.as_str()),
+        ("c7b8q", "cxb8=Q")
+    );
+    assert_eq!(promo.promotion.as_deref(), Some("q"));
+    assert!(promo.is_capture);
+    let castle = row(0, 14);
+    assert_eq!((castle.uci.as_str(), castle.san.as_str()), ("e8g8", "O-O"));
+    assert!(castle.is_castling && !castle.is_capture);
+    let check = row(0, 20);
+    assert_eq!((check.uci.as_str(), check.san.as_str()), ("d6h2", "Bh2+"));
+    assert!(check.is_check);
+    let null = row(0, 22);
+    assert_eq!((null.uci.as_str(), null.san.as_str()), ("0000", "--"));
+    assert!(!null.is_check && null.promotion.is_none());
+    let mate = row(1, 4);
+    assert_eq!((mate.uci.as_str(), mate.san.as_str()), ("d8h4", "Qh4#"));
+    assert!(mate.is_check);
+    // every row against shakmaty
+    for game in 0..3u64 {
+        let rows: Vec<CsvPly> = v
+            .plies
+            .iter()
+            .filter(|r| r.game_id == game)
+            .map(|r| CsvPly {
+                game_id: r.game_id,
+                ply: r.ply,
+                fen_before: r.fen_before.clone(),
+                uci: r.uci.clone(),
+                san: r.san.clone(),
+                is_capture: r.is_capture,
+                is_check: r.is_check,
+                is_castling: r.is_castling,
+                is_en_passant: r.is_en_passant,
+                promotion: r.promotion.clone(),
+            })
+            .collect();
+        check_against_shakmaty(Chess::default(), &rows);
+    }
+}
+
+/// pgn-extract's `-F`/fix-result-tags input: every game's Result tag contradicts its
+/// final position (checkmates given by the other side, a stalemate scored as a win).
+#[test]
+fn result_consistent_on_pgn_extract_fixresulttags() {
+    let text = std::fs::read(data("pgn/test-fixresulttags-in.pgn")).expect("fixture");
+    let games: Vec<_> = PgnReader::new(&text[..])
+        .map(|g| ("test-fixresulttags-in.pgn", g.expect("read")))
+        .collect();
+    assert_eq!(games.len(), 5);
+    let reports = rt().block_on(async {
+        validate_games(&engine().await, &games)
+            .await
+            .expect("validate")
+    });
+    let mut consistent = vec![];
+    for ((_, g), r) in games.iter().zip(&reports) {
+        assert_eq!(r.error_kind, None, "{r:?}");
+        assert_eq!(r.plies as usize, g.moves.len());
+        // the expectation, from shakmaty's replay of the movetext
+        let mut pos = Chess::default();
+        for t in &g.moves {
+            let m = t.parse::<San>().expect("san").to_move(&pos).expect("legal");
+            pos.play_unchecked(m);
+        }
+        let (status, want) = if pos.is_checkmate() {
+            let winner = if pos.turn() == Color::White {
+                "0-1"
+            } else {
+                "1-0"
+            };
+            ("checkmate", r.result == winner)
+        } else if pos.is_stalemate() {
+            ("stalemate", r.result == "1/2-1/2")
+        } else {
+            ("ongoing", true)
+        };
+        assert_eq!(r.final_status.as_deref(), Some(status), "{r:?}");
+        assert_eq!(r.result_consistent, want, "{r:?}");
+        assert_eq!(
+            r.final_fen.as_deref(),
+            Some(
+                Fen::from_position(&pos, EnPassantMode::Legal)
+                    .to_string()
+                    .as_str()
+            )
+        );
+        consistent.push((
+            r.result.clone(),
+            r.final_status.clone().unwrap_or_default(),
+            r.result_consistent,
+        ));
+    }
+    let s = |r: &str, st: &str, c: bool| (r.to_string(), st.to_string(), c);
+    assert_eq!(
+        consistent,
+        [
+            s("1-0", "checkmate", false),     // 30... Qh5#: black mates
+            s("0-1", "stalemate", false),     // 70... Kf3: white is stalemated
+            s("1/2-1/2", "checkmate", false), // 40. Ng5#
+            s("0-1", "checkmate", false),     // 33. Rh8#
+            s("1/2-1/2", "checkmate", false), // 37. Qxg7#
+        ]
+    );
+}
+
+/// A mate scored for the mating side or for the mated side, a game that does not end on
+/// the board (any result is consistent), a stalemate scored as a draw or as a win.
+#[test]
+fn result_consistent_when_the_result_tag_agrees() {
+    let pgn = "[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n\
+        [Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 1-0\n\n\
+        [Result \"1-0\"]\n\n1. e4 e5 1-0\n\n\
+        [Result \"1/2-1/2\"]\n[FEN \"7k/5Q2/6K1/8/8/8/8/8 w - - 0 1\"]\n[SetUp \"1\"]\n\n1. Kh6 1/2-1/2\n\n\
+        [Result \"1-0\"]\n[FEN \"7k/5Q2/6K1/8/8/8/8/8 w - - 0 1\"]\n[SetUp \"1\"]\n\n1. Kh6 1-0\n";
+    let reports = rt().block_on(async { common::validate_text(&engine().await, pgn).await });
+    let got: Vec<(Option<&str>, bool)> = reports
+        .iter()
+        .map(|r| (r.final_status.as_deref(), r.result_consistent))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("checkmate"), true),
+            (Some("checkmate"), false),
+            (Some("ongoing"), true),
+            (Some("stalemate"), true),
+            (Some("stalemate"), false),
+        ]
+    );
+}

@@ -9,8 +9,8 @@
 --          checking line).
 WITH sets AS (
   SELECT p.position_id,
-    MAX(CASE WHEN p.piece = 'K' AND p.color = pos.side_to_move THEN p.square END) AS king_sq,
-    MAX(CASE WHEN p.piece = 'K' AND p.color <> pos.side_to_move THEN p.square END) AS enemy_king_sq,
+    MAX(CASE WHEN p.piece = 'K' AND p.own THEN p.square END) AS king_sq,
+    MAX(CASE WHEN p.piece = 'K' AND NOT p.own THEN p.square END) AS enemy_king_sq,
     bit_or(p.bit) AS occupied,
     bit_or(CASE WHEN p.color = 'w' THEN p.bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS white,
     bit_or(CASE WHEN p.color = 'b' THEN p.bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS black,
@@ -20,12 +20,11 @@ WITH sets AS (
     bit_or(CASE WHEN p.piece = 'R' THEN p.bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS rooks,
     bit_or(CASE WHEN p.piece = 'Q' THEN p.bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS queens,
     bit_or(CASE WHEN p.piece = 'K' THEN p.bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS kings,
-    bit_or(CASE WHEN p.piece = 'K' AND p.color = pos.side_to_move THEN CAST(0 AS BIGINT UNSIGNED)
+    bit_or(CASE WHEN p.piece = 'K' AND p.own THEN CAST(0 AS BIGINT UNSIGNED)
                 ELSE p.bit END) AS occupied_xray
-  FROM (SELECT position_id, color, piece, square,
+  FROM (SELECT position_id, color, piece, square, own,
                CAST(1 AS BIGINT UNSIGNED) << CAST(square AS BIGINT UNSIGNED) AS bit
-        FROM pieces) p
-  JOIN positions pos ON pos.position_id = p.position_id
+        FROM placed) p
   GROUP BY p.position_id
 )
 SELECT pos.position_id, pos.side_to_move, pos.ep_square, s.king_sq, s.enemy_king_sq,

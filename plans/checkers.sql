@@ -8,8 +8,8 @@ WITH c AS (
   SELECT b.position_id, p.square AS checker_sq, p.piece AS checker_piece,
          r.between_mask | (CAST(1 AS BIGINT UNSIGNED) << CAST(p.square AS BIGINT UNSIGNED)) AS line_mask
   FROM boards b
-  JOIN pieces p ON p.position_id = b.position_id AND p.color <> b.side_to_move
-  JOIN piece_rays r ON r.color = p.color AND r.piece = p.piece AND r.from_sq = p.square AND r.to_sq = b.king_sq
+  JOIN placed p ON p.position_id = b.position_id AND NOT p.own
+  JOIN piece_rays r ON r.piece_key = p.piece_key AND r.to_sq = b.king_sq
   WHERE r.mode <> 'push' AND b.occupied & r.between_mask = 0
 )
 SELECT c.position_id, c.checker_sq, c.checker_piece, n.n_checkers, c.line_mask

@@ -9,7 +9,7 @@ WITH mv AS (
          CASE WHEN l.is_castling THEN 'R' ELSE COALESCE(l.promotion, l.piece) END AS chk_piece,
          CASE WHEN l.is_castling THEN l.rook_to ELSE l.to_sq END AS chk_sq
   FROM legal_moves l
-  JOIN kings k ON k.position_id = l.position_id
+  JOIN boards k ON k.position_id = l.position_id
 ),
 jumps AS (
   SELECT mv.position_id, mv.move_code

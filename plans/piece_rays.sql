@@ -8,7 +8,8 @@
 --   mode 'slide'   : move to an empty square or capture (K, Q, R, B, N)
 --   mode 'push'    : pawn push, empty target only (double step from the start rank)
 --   mode 'capture' : pawn capture, enemy piece or en passant square only
--- Columns: color, piece, from_sq, ray (from_sq * 16 + direction), step (1..7), to_sq, mode,
+-- Columns: color, piece, from_sq, piece_key (from_sq * 16 + 8 for black + P0 N1 B2 R3 Q4 K5:
+--          one integer join key, see `placed`), ray (from_sq * 16 + direction), step (1..7), to_sq, mode,
 --          to_bit (UInt64, 1 << to_sq), between_mask (UInt64: the ray's squares before
 --          to_sq, which must be empty for the piece to get there).
 WITH directions AS (
@@ -55,7 +56,11 @@ steps_on_board AS (
   FROM rays
   WHERE to_file BETWEEN 0 AND 7 AND to_rank BETWEEN 0 AND 7
 )
-SELECT s.color, s.piece, s.from_sq, s.ray, s.step, s.to_sq, s.mode,
+SELECT s.color, s.piece, s.from_sq,
+       CAST(s.from_sq * 16 + CASE s.color WHEN 'w' THEN 0 ELSE 8 END
+            + CASE s.piece WHEN 'P' THEN 0 WHEN 'N' THEN 1 WHEN 'B' THEN 2 WHEN 'R' THEN 3 WHEN 'Q' THEN 4 ELSE 5 END
+            AS INT) AS piece_key,
+       s.ray, s.step, s.to_sq, s.mode,
        CAST(1 AS BIGINT UNSIGNED) << CAST(s.to_sq AS BIGINT UNSIGNED) AS to_bit,
        COALESCE(bit_or(CAST(1 AS BIGINT UNSIGNED) << CAST(e.to_sq AS BIGINT UNSIGNED)),
                 CAST(0 AS BIGINT UNSIGNED)) AS between_mask

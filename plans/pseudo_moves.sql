@@ -20,8 +20,8 @@ SELECT p.position_id, p.color, p.piece, p.square AS from_sq, r.to_sq,
             WHEN r.mode = 'capture' THEN CASE WHEN p.color = 'w' THEN r.to_sq - 8 ELSE r.to_sq + 8 END
        END AS cap_sq
 FROM boards b
-JOIN pieces p ON p.position_id = b.position_id AND p.color = b.side_to_move
-JOIN piece_rays r ON r.color = p.color AND r.piece = p.piece AND r.from_sq = p.square
+JOIN placed p ON p.position_id = b.position_id AND p.own
+JOIN piece_rays r ON r.piece_key = p.piece_key
 WHERE b.occupied & r.between_mask = 0
   AND CASE r.mode
         WHEN 'slide' THEN b.own & r.to_bit = 0

@@ -14,7 +14,7 @@ pairs AS (
   SELECT a.position_id, a.checker_sq AS c1, b.checker_sq AS c2, k.king_sq
   FROM checkers a
   JOIN checkers b ON b.position_id = a.position_id AND b.checker_sq > a.checker_sq
-  JOIN kings k ON k.position_id = a.position_id
+  JOIN boards k ON k.position_id = a.position_id
   WHERE a.n_checkers = 2
 ),
 collinear AS (

@@ -13,8 +13,8 @@
 WITH attacks AS (
   SELECT b.position_id, bit_or(r.to_bit) AS attacked
   FROM boards b
-  JOIN pieces p ON p.position_id = b.position_id AND p.color <> b.side_to_move
-  JOIN piece_rays r ON r.color = p.color AND r.piece = p.piece AND r.from_sq = p.square
+  JOIN placed p ON p.position_id = b.position_id AND NOT p.own
+  JOIN piece_rays r ON r.piece_key = p.piece_key
   WHERE r.mode <> 'push' AND b.occupied_xray & r.between_mask = 0
   GROUP BY b.position_id
 ),

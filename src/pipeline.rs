@@ -9,8 +9,8 @@
 //! and executes it.
 //!
 //! Static tables (built once per pipeline by plans over coordinate cross joins, the seed's
-//! "baby monster"): `squares`, `piece_rays`, `aligned`, `lines`, `castling_rules`,
-//! `castling_path`, `promotions`.
+//! "baby monster"): `squares`, `square_pairs`, `piece_rays`, `aligned`, `lines`,
+//! `castling_path`, `castling_rules`, `promotions`.
 //!
 //! Input tables (filled by the caller, schemas in [`crate::tables`]): `positions`, `pieces`,
 //! `chosen_moves`, `tokens`, `perft_nodes`.
@@ -54,6 +54,7 @@ macro_rules! stage {
 /// Static tables, built once, in dependency order.
 pub const STATIC_TABLES: &[StageSql] = &[
     stage!("squares"),
+    stage!("square_pairs"),
     stage!("piece_rays"),
     stage!("aligned"),
     stage!("lines"),
@@ -64,8 +65,8 @@ pub const STATIC_TABLES: &[StageSql] = &[
 
 /// Pipeline stages, in dependency order (a stage reads only tables listed before it).
 pub const STAGES: &[StageSql] = &[
+    stage!("placed"),
     stage!("boards"),
-    stage!("kings"),
     stage!("pseudo_moves"),
     stage!("checkers"),
     stage!("king_lines"),
@@ -94,8 +95,8 @@ pub const STAGES: &[StageSql] = &[
 
 /// The stages that turn `positions` + `pieces` into `legal_moves`.
 pub const LEGAL: &[&str] = &[
+    "placed",
     "boards",
-    "kings",
     "pseudo_moves",
     "checkers",
     "king_lines",

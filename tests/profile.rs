@@ -9,8 +9,8 @@ use sqlchess::{Engine, PipelineConfig};
 
 /// Stages `Engine::legal_moves` runs, all of which produce rows on the default positions.
 const FIDE_STAGES: &[&str] = &[
+    "placed",
     "boards",
-    "kings",
     "pseudo_moves",
     "checkers",
     "king_lines",

@@ -29,27 +29,31 @@ notes AS (
 -- small tables first (DataFusion builds its hash tables from the left input)
 SELECT l.position_id, l.move_code, l.color, l.piece, l.from_sq, l.to_sq, l.promotion, l.captured,
        l.is_capture, l.is_en_passant, l.is_castling, l.cap_sq, l.rook_from, l.rook_to,
-       sq.from_name, sq.to_name,
-       sq.uci_squares || COALESCE(lower(l.promotion), '') AS uci,
+       l.from_name, t.name AS to_name,
+       l.from_name || t.name || COALESCE(lower(l.promotion), '') AS uci,
        CASE
          WHEN l.is_castling THEN CASE WHEN l.to_sq > l.from_sq THEN 'O-O' ELSE 'O-O-O' END
          WHEN l.piece = 'P' THEN
-           CASE WHEN l.is_capture THEN sq.from_file || 'x' || sq.to_name ELSE sq.to_name END
+           CASE WHEN l.is_capture THEN l.from_file || 'x' || t.name ELSE t.name END
            || COALESCE('=' || l.promotion, '')
          ELSE l.piece
            || CASE WHEN l.same_file IS NULL THEN ''
-                   WHEN l.same_file = 0 THEN sq.from_file
-                   WHEN l.same_rank = 0 THEN sq.from_rank
-                   ELSE sq.from_name END
+                   WHEN l.same_file = 0 THEN l.from_file
+                   WHEN l.same_rank = 0 THEN l.from_rank
+                   ELSE l.from_name END
            || CASE WHEN l.is_capture THEN 'x' ELSE '' END
-           || sq.to_name
+           || t.name
        END
        || CASE WHEN l.is_mate THEN '#' WHEN l.is_check THEN '+' ELSE '' END AS san,
        COALESCE(l.is_check, false) AS is_check,
        COALESCE(l.is_mate, false) AS is_mate
-FROM square_pairs sq
+FROM squares t
 JOIN (
-  SELECT l.*, n.same_file, n.same_rank, n.is_check, n.is_mate
-  FROM notes n
-  RIGHT JOIN legal_moves l ON n.position_id = l.position_id AND n.move_code = l.move_code
-) l ON sq.pair = l.move_code % 4096
+  SELECT l.*, f.name AS from_name, f.file_name AS from_file, f.rank_name AS from_rank
+  FROM squares f
+  JOIN (
+    SELECT l.*, n.same_file, n.same_rank, n.is_check, n.is_mate
+    FROM notes n
+    RIGHT JOIN legal_moves l ON n.position_id = l.position_id AND n.move_code = l.move_code
+  ) l ON f.square = l.from_sq
+) l ON t.square = l.to_sq

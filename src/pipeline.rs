@@ -9,7 +9,7 @@
 //! and executes it.
 //!
 //! Static tables (built once per pipeline by plans over coordinate cross joins, the seed's
-//! "baby monster"): `squares`, `square_pairs`, `piece_rays`, `aligned`, `lines`,
+//! "baby monster"): `squares`, `piece_rays`, `aligned`, `lines`,
 //! `castling_path`, `castling_rules`, `promotions`.
 //!
 //! Input tables (filled by the caller, schemas in [`crate::tables`]): `positions`, `pieces`,
@@ -54,7 +54,6 @@ macro_rules! stage {
 /// Static tables, built once, in dependency order.
 pub const STATIC_TABLES: &[StageSql] = &[
     stage!("squares"),
-    stage!("square_pairs"),
     stage!("piece_rays"),
     stage!("aligned"),
     stage!("lines"),

@@ -6,7 +6,7 @@
 --          where a piece other than the king can end the check).
 WITH c AS (
   SELECT b.position_id, p.square AS checker_sq, p.piece AS checker_piece,
-         r.between_mask | (CAST(1 AS BIGINT UNSIGNED) << CAST(p.square AS BIGINT UNSIGNED)) AS line_mask
+         r.between_mask | p.bit AS line_mask
   FROM boards b
   JOIN placed p ON p.position_id = b.position_id AND NOT p.own
   JOIN piece_rays r ON r.piece_key = p.piece_key AND r.to_sq = b.king_sq

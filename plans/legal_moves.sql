@@ -18,17 +18,17 @@ WITH plain AS (
   JOIN pseudo_moves m ON m.position_id = t.position_id
   WHERE NOT m.is_en_passant
     AND CASE WHEN m.piece = 'K'
-             THEN t.attacked & (CAST(1 AS BIGINT UNSIGNED) << CAST(m.to_sq AS BIGINT UNSIGNED)) = 0
+             THEN t.attacked & m.to_bit = 0
              ELSE t.n_checkers <= 1
               AND (t.n_checkers = 0
-                   OR t.evasion & (CAST(1 AS BIGINT UNSIGNED) << CAST(m.to_sq AS BIGINT UNSIGNED)) <> 0)
-              AND (t.pinned & (CAST(1 AS BIGINT UNSIGNED) << CAST(m.from_sq AS BIGINT UNSIGNED)) = 0
+                   OR t.evasion & m.to_bit <> 0)
+              AND (t.pinned & m.from_bit = 0
                    OR (m.from_sq % 8 - t.king_sq % 8) * (m.to_sq / 8 - t.king_sq / 8)
                     = (m.from_sq / 8 - t.king_sq / 8) * (m.to_sq % 8 - t.king_sq % 8))
         END
 ),
 en_passant AS (
-  SELECT m.position_id, m.color, m.from_sq, m.to_sq, m.cap_sq, t.king_sq
+  SELECT m.position_id, m.color, m.from_sq, m.to_sq, m.cap_sq, m.from_bit, m.to_bit, t.king_sq
   FROM threats t
   JOIN pseudo_moves m ON m.position_id = t.position_id
   WHERE m.is_en_passant
@@ -41,9 +41,8 @@ en_passant_exposed AS (
   JOIN pieces x ON x.position_id = e.position_id AND x.color <> e.color AND x.square <> e.cap_sq
   JOIN piece_rays r ON r.color = x.color AND r.piece = x.piece AND r.from_sq = x.square AND r.to_sq = e.king_sq
   WHERE r.mode <> 'push'
-    AND (b.occupied - (CAST(1 AS BIGINT UNSIGNED) << CAST(e.from_sq AS BIGINT UNSIGNED))
-                    - (CAST(1 AS BIGINT UNSIGNED) << CAST(e.cap_sq AS BIGINT UNSIGNED))
-                    + (CAST(1 AS BIGINT UNSIGNED) << CAST(e.to_sq AS BIGINT UNSIGNED))) & r.between_mask = 0
+    AND (b.occupied - e.from_bit - (CAST(1 AS BIGINT UNSIGNED) << CAST(e.cap_sq AS BIGINT UNSIGNED)) + e.to_bit)
+        & r.between_mask = 0
 ),
 moves AS (
   SELECT position_id, color, piece, from_sq, to_sq, captured, cap_sq,

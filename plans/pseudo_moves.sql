@@ -6,7 +6,8 @@
 -- piece, a pawn push to an empty square, a pawn capture onto an enemy piece or onto the en
 -- passant square (art. 3.7.4). Castling: `castling`.
 -- Columns: position_id, color, piece, from_sq, to_sq, captured (piece letter or NULL),
---          is_en_passant, cap_sq (square of the captured piece, NULL for quiet moves).
+--          is_en_passant, cap_sq (square of the captured piece, NULL for quiet moves),
+--          from_bit, to_bit (UInt64: 1 << from_sq, 1 << to_sq).
 SELECT p.position_id, p.color, p.piece, p.square AS from_sq, r.to_sq,
        CASE WHEN b.enemy & r.to_bit = 0 THEN CASE WHEN r.mode = 'capture' THEN 'P' END
             WHEN b.pawns & r.to_bit <> 0 THEN 'P'
@@ -18,7 +19,8 @@ SELECT p.position_id, p.color, p.piece, p.square AS from_sq, r.to_sq,
        r.mode = 'capture' AND b.enemy & r.to_bit = 0 AS is_en_passant,
        CASE WHEN b.enemy & r.to_bit <> 0 THEN r.to_sq
             WHEN r.mode = 'capture' THEN CASE WHEN p.color = 'w' THEN r.to_sq - 8 ELSE r.to_sq + 8 END
-       END AS cap_sq
+       END AS cap_sq,
+       p.bit AS from_bit, r.to_bit
 FROM boards b
 JOIN placed p ON p.position_id = b.position_id AND p.own
 JOIN piece_rays r ON r.piece_key = p.piece_key

@@ -9,9 +9,11 @@
 --   mode 'push'    : pawn push, empty target only (double step from the start rank)
 --   mode 'capture' : pawn capture, enemy piece or en passant square only
 -- Columns: color, piece, from_sq, piece_key (from_sq * 16 + 8 for black + P0 N1 B2 R3 Q4 K5:
---          one integer join key, see `placed`), ray (from_sq * 16 + direction), step (1..7), to_sq, mode,
---          to_bit (UInt64, 1 << to_sq), between_mask (UInt64: the ray's squares before
---          to_sq, which must be empty for the piece to get there).
+--          one integer join key, see `placed`), to_key (the same code on to_sq: the rays of
+--          one kind of piece into one square, see `replay_moves`), ray (from_sq * 16 +
+--          direction), step (1..7), to_sq, mode, from_bit, to_bit (UInt64, 1 << square),
+--          between_mask (UInt64: the ray's squares before to_sq, which must be empty for the
+--          piece to get there).
 WITH directions AS (
   SELECT column1 AS dir, column2 AS d_file, column3 AS d_rank, column4 AS kind FROM (VALUES
     (0, 0, 1, 'orthogonal'), (1, 1, 0, 'orthogonal'), (2, 0, -1, 'orthogonal'), (3, -1, 0, 'orthogonal'),
@@ -49,6 +51,8 @@ rays AS (
 ),
 steps_on_board AS (
   SELECT color, piece, from_sq,
+         CASE color WHEN 'w' THEN 0 ELSE 8 END
+           + CASE piece WHEN 'P' THEN 0 WHEN 'N' THEN 1 WHEN 'B' THEN 2 WHEN 'R' THEN 3 WHEN 'Q' THEN 4 ELSE 5 END AS code,
          CAST(from_sq * 16 + dir AS INT) AS ray,
          CAST(step AS INT) AS step,
          CAST(to_rank * 8 + to_file AS INT) AS to_sq,
@@ -57,13 +61,13 @@ steps_on_board AS (
   WHERE to_file BETWEEN 0 AND 7 AND to_rank BETWEEN 0 AND 7
 )
 SELECT s.color, s.piece, s.from_sq,
-       CAST(s.from_sq * 16 + CASE s.color WHEN 'w' THEN 0 ELSE 8 END
-            + CASE s.piece WHEN 'P' THEN 0 WHEN 'N' THEN 1 WHEN 'B' THEN 2 WHEN 'R' THEN 3 WHEN 'Q' THEN 4 ELSE 5 END
-            AS INT) AS piece_key,
+       CAST(s.from_sq * 16 + s.code AS INT) AS piece_key,
+       CAST(s.to_sq * 16 + s.code AS INT) AS to_key,
        s.ray, s.step, s.to_sq, s.mode,
+       CAST(1 AS BIGINT UNSIGNED) << CAST(s.from_sq AS BIGINT UNSIGNED) AS from_bit,
        CAST(1 AS BIGINT UNSIGNED) << CAST(s.to_sq AS BIGINT UNSIGNED) AS to_bit,
        COALESCE(bit_or(CAST(1 AS BIGINT UNSIGNED) << CAST(e.to_sq AS BIGINT UNSIGNED)),
                 CAST(0 AS BIGINT UNSIGNED)) AS between_mask
 FROM steps_on_board s
 LEFT JOIN steps_on_board e ON e.color = s.color AND e.piece = s.piece AND e.ray = s.ray AND e.step < s.step
-GROUP BY s.color, s.piece, s.from_sq, s.ray, s.step, s.to_sq, s.mode
+GROUP BY s.color, s.piece, s.from_sq, s.code, s.ray, s.step, s.to_sq, s.mode

@@ -13,6 +13,7 @@ pub mod input;
 pub mod pgn;
 pub mod pipeline;
 pub mod profile;
+pub mod replay;
 pub mod report;
 pub mod san;
 pub mod seed;

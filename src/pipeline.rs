@@ -10,10 +10,10 @@
 //!
 //! Static tables (built once per pipeline by plans over coordinate cross joins, the seed's
 //! "baby monster"): `squares`, `piece_rays`, `aligned`, `lines`,
-//! `castling_path`, `castling_rules`, `promotions`.
+//! `castling_path`, `castling_rules`, `promotions`, `square_masks`.
 //!
 //! Input tables (filled by the caller, schemas in [`crate::tables`]): `positions`, `pieces`,
-//! `chosen_moves`, `tokens`, `perft_nodes`.
+//! `chosen_moves`, `tokens`, `perft_nodes`, `replay_states`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -60,6 +60,7 @@ pub const STATIC_TABLES: &[StageSql] = &[
     stage!("castling_path"),
     stage!("castling_rules"),
     stage!("promotions"),
+    stage!("square_masks"),
 ];
 
 /// Pipeline stages, in dependency order (a stage reads only tables listed before it).
@@ -90,6 +91,9 @@ pub const STAGES: &[StageSql] = &[
     stage!("perft_children"),
     stage!("perft_merge"),
     stage!("perft_counts"),
+    stage!("replay_moves"),
+    stage!("replay_verdicts"),
+    stage!("replay_next"),
 ];
 
 /// The stages that turn `positions` + `pieces` into `legal_moves`.
@@ -103,6 +107,10 @@ pub const LEGAL: &[&str] = &[
     "castling",
     "legal_moves",
 ];
+
+/// The stages that check each game's move token against `replay_states` and give the
+/// states after the accepted moves (see [`crate::replay`]).
+pub const REPLAY: &[&str] = &["replay_moves", "replay_verdicts", "replay_next"];
 
 /// The stages that apply `chosen_moves` to `positions` + `pieces`.
 pub const APPLY: &[&str] = &["next_positions", "next_pieces"];

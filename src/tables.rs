@@ -17,6 +17,10 @@
 //! `position_id: UInt64, kind: Utf8 ('piece' | 'pawn' | 'square' | 'castle' | 'null'),
 //! piece: Utf8, from_file: Int32, from_rank: Int32, to_sq: Int32, promotion: Utf8,
 //! castle_long: Boolean` (all but position_id and kind nullable).
+//!
+//! `replay_states` — one row per game being replayed (see [`crate::replay`]): the columns of
+//! `positions`, then the board as 64-bit square sets (bit n = square n): `white, black,
+//! pawns, knights, bishops, rooks, queens, kings: UInt64`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -116,6 +120,26 @@ pub fn perft_nodes_schema() -> SchemaRef {
     ])
 }
 
+/// Schema of `replay_states`: the columns of `positions`, then `white, black, pawns,
+/// knights, bishops, rooks, queens, kings: UInt64` (square sets, bit n = square n).
+pub fn replay_states_schema() -> SchemaRef {
+    let mut fields: Vec<Field> = positions_schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    for name in SET_COLUMNS {
+        fields.push(Field::new(name, DataType::UInt64, true));
+    }
+    Arc::new(Schema::new(fields))
+}
+
+/// The square-set columns of `replay_states`, in order: the two colours, then the six kinds of
+/// piece in [`Role`] order.
+const SET_COLUMNS: [&str; 8] = [
+    "white", "black", "pawns", "knights", "bishops", "rooks", "queens", "kings",
+];
+
 /// The input tables the pipeline registers, with their schemas.
 pub fn input_schemas() -> Vec<(&'static str, SchemaRef)> {
     vec![
@@ -124,6 +148,7 @@ pub fn input_schemas() -> Vec<(&'static str, SchemaRef)> {
         ("chosen_moves", chosen_moves_schema()),
         ("tokens", tokens_schema()),
         ("perft_nodes", perft_nodes_schema()),
+        ("replay_states", replay_states_schema()),
     ]
 }
 
@@ -147,16 +172,61 @@ fn role_str(r: Role) -> &'static str {
 
 /// Builds the `positions` and `pieces` batches of the given (position_id, setup) pairs.
 pub fn setups_to_batches(setups: &[(u64, &Setup)]) -> Result<(RecordBatch, RecordBatch)> {
+    let mut p_id = UInt64Builder::new();
+    let mut p_sq = Int32Builder::new();
+    let mut p_color = StringBuilder::new();
+    let mut p_piece = StringBuilder::new();
+    for (pid, s) in setups {
+        for (sq, piece) in s.board.iter().enumerate() {
+            if let Some(piece) = piece {
+                p_id.append_value(*pid);
+                p_sq.append_value(sq as i32);
+                p_color.append_value(color_str(piece.color));
+                p_piece.append_value(role_str(piece.role));
+            }
+        }
+    }
+    let positions = RecordBatch::try_new(positions_schema(), position_columns(setups))?;
+    let pieces = RecordBatch::try_new(
+        pieces_schema(),
+        vec![
+            Arc::new(p_id.finish()) as ArrayRef,
+            Arc::new(p_sq.finish()),
+            Arc::new(p_color.finish()),
+            Arc::new(p_piece.finish()),
+        ],
+    )?;
+    Ok((positions, pieces))
+}
+
+/// Builds the `replay_states` batch of the given (position_id, setup) pairs.
+pub fn setups_to_states(setups: &[(u64, &Setup)]) -> Result<RecordBatch> {
+    let mut sets: [UInt64Builder; 8] = Default::default();
+    for (_, s) in setups {
+        let mut bits = [0u64; 8];
+        for (sq, piece) in s.board.iter().enumerate() {
+            if let Some(piece) = piece {
+                bits[piece.color as usize] |= 1 << sq;
+                bits[2 + piece.role as usize] |= 1 << sq;
+            }
+        }
+        for (b, v) in sets.iter_mut().zip(bits) {
+            b.append_value(v);
+        }
+    }
+    let mut columns = position_columns(setups);
+    columns.extend(sets.iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef));
+    Ok(RecordBatch::try_new(replay_states_schema(), columns)?)
+}
+
+/// The `positions` columns of the given (position_id, setup) pairs.
+fn position_columns(setups: &[(u64, &Setup)]) -> Vec<ArrayRef> {
     let mut id = UInt64Builder::new();
     let mut side = StringBuilder::new();
     let mut rights: [BooleanBuilder; 4] = Default::default();
     let mut ep = Int32Builder::new();
     let mut half = Int32Builder::new();
     let mut full = Int32Builder::new();
-    let mut p_id = UInt64Builder::new();
-    let mut p_sq = Int32Builder::new();
-    let mut p_color = StringBuilder::new();
-    let mut p_piece = StringBuilder::new();
     for (pid, s) in setups {
         id.append_value(*pid);
         side.append_value(color_str(s.side_to_move));
@@ -172,40 +242,13 @@ pub fn setups_to_batches(setups: &[(u64, &Setup)]) -> Result<(RecordBatch, Recor
         ep.append_option(s.ep_square.map(i32::from));
         half.append_value(i32::try_from(s.halfmove_clock).unwrap_or(i32::MAX));
         full.append_value(i32::try_from(s.fullmove_number).unwrap_or(i32::MAX));
-        for (sq, piece) in s.board.iter().enumerate() {
-            if let Some(piece) = piece {
-                p_id.append_value(*pid);
-                p_sq.append_value(sq as i32);
-                p_color.append_value(color_str(piece.color));
-                p_piece.append_value(role_str(piece.role));
-            }
-        }
     }
-    let [mut wk, mut wq, mut bk, mut bq] = rights;
-    let positions = RecordBatch::try_new(
-        positions_schema(),
-        vec![
-            Arc::new(id.finish()) as ArrayRef,
-            Arc::new(side.finish()),
-            Arc::new(wk.finish()),
-            Arc::new(wq.finish()),
-            Arc::new(bk.finish()),
-            Arc::new(bq.finish()),
-            Arc::new(ep.finish()),
-            Arc::new(half.finish()),
-            Arc::new(full.finish()),
-        ],
-    )?;
-    let pieces = RecordBatch::try_new(
-        pieces_schema(),
-        vec![
-            Arc::new(p_id.finish()) as ArrayRef,
-            Arc::new(p_sq.finish()),
-            Arc::new(p_color.finish()),
-            Arc::new(p_piece.finish()),
-        ],
-    )?;
-    Ok((positions, pieces))
+    let mut columns = vec![Arc::new(id.finish()) as ArrayRef, Arc::new(side.finish())];
+    columns.extend(rights.iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef));
+    columns.push(Arc::new(ep.finish()));
+    columns.push(Arc::new(half.finish()));
+    columns.push(Arc::new(full.finish()));
+    columns
 }
 
 /// A column of a batch by name, as a typed array. Errors: [`Error::Schema`].
@@ -221,6 +264,67 @@ pub fn batches_to_setups(
     positions: &[RecordBatch],
     pieces: &[RecordBatch],
 ) -> Result<BTreeMap<u64, Setup>> {
+    let mut out = read_positions(positions)?;
+    for b in pieces {
+        let id = b.column(0).as_primitive::<UInt64Type>();
+        let sq = b.column(1).as_primitive::<Int32Type>();
+        let color: &StringArray = column(b, "color")?;
+        let piece: &StringArray = column(b, "piece")?;
+        for i in 0..b.num_rows() {
+            let (Some(s), Some(role)) = (
+                out.get_mut(&id.value(i)),
+                piece.value(i).chars().next().and_then(Role::from_char),
+            ) else {
+                continue;
+            };
+            let c = if color.value(i) == "b" {
+                Color::Black
+            } else {
+                Color::White
+            };
+            if let Some(cell) = s.board.get_mut(sq.value(i) as usize) {
+                *cell = Some(Piece { color: c, role });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads `replay_states` batches back into setups, keyed by position_id.
+pub fn states_to_setups(states: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
+    let mut out = read_positions(states)?;
+    for b in states {
+        let id = b.column(0).as_primitive::<UInt64Type>();
+        let sets: Vec<&UInt64Array> = SET_COLUMNS
+            .iter()
+            .map(|n| column::<UInt64Array>(b, n))
+            .collect::<Result<_>>()?;
+        for i in 0..b.num_rows() {
+            let Some(s) = out.get_mut(&id.value(i)) else {
+                continue;
+            };
+            for (sq, cell) in s.board.iter_mut().enumerate() {
+                let on = |k: usize| sets[k].value(i) >> sq & 1 == 1;
+                let color = if on(0) {
+                    Color::White
+                } else if on(1) {
+                    Color::Black
+                } else {
+                    continue;
+                };
+                *cell = Role::ALL
+                    .into_iter()
+                    .find(|r| on(2 + *r as usize))
+                    .map(|role| Piece { color, role });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The setups of `positions` rows (or of rows with the same leading columns, as
+/// `replay_states`), with empty boards, keyed by position_id.
+fn read_positions(positions: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
     let mut out = BTreeMap::new();
     for b in positions {
         let id = b.column(0).as_primitive::<UInt64Type>();
@@ -249,28 +353,6 @@ pub fn batches_to_setups(
             s.halfmove_clock = half.value(i).max(0) as u32;
             s.fullmove_number = full.value(i).max(0) as u32;
             out.insert(id.value(i), s);
-        }
-    }
-    for b in pieces {
-        let id = b.column(0).as_primitive::<UInt64Type>();
-        let sq = b.column(1).as_primitive::<Int32Type>();
-        let color: &StringArray = column(b, "color")?;
-        let piece: &StringArray = column(b, "piece")?;
-        for i in 0..b.num_rows() {
-            let (Some(s), Some(role)) = (
-                out.get_mut(&id.value(i)),
-                piece.value(i).chars().next().and_then(Role::from_char),
-            ) else {
-                continue;
-            };
-            let c = if color.value(i) == "b" {
-                Color::Black
-            } else {
-                Color::White
-            };
-            if let Some(cell) = s.board.get_mut(sq.value(i) as usize) {
-                *cell = Some(Piece { color: c, role });
-            }
         }
     }
     Ok(out)

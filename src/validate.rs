@@ -25,6 +25,7 @@ use crate::error::{Error, Result};
 use crate::fen::{Color, Setup};
 use crate::pgn::RawGame;
 use crate::pipeline::{APPLY, LEGAL};
+use crate::replay::replay;
 use crate::san::{SanToken, parse_san};
 use crate::tables::{self, column};
 
@@ -143,18 +144,61 @@ pub struct Validation {
     pub plies: Vec<PlyRow>,
 }
 
-/// Position key for repetitions (python-chess `_transposition_key`).
-type Key = (u64, u64, u64, u64, u64, String, [bool; 4], i32);
+/// Position key for repetitions (python-chess `_transposition_key`): the stage
+/// `position_keys` sets (occupied, white, three bits of the piece code), side to move,
+/// castling rights, and the en passant square when a capture there is legal (else -1).
+pub(crate) type Key = (u64, u64, u64, u64, u64, String, [bool; 4], i32);
+
+/// The positions of a game so far, for repetitions (FIDE art. 9.2).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct History {
+    keys: Vec<Key>,
+    /// irreversible[j]: the move played from position j cannot be undone (python-chess
+    /// `is_irreversible`: zeroing, castling rights lost, or a legal en passant existed).
+    irreversible: Vec<bool>,
+}
+
+impl History {
+    /// Records the position reached; the move that reached it was irreversible too if it
+    /// changed the castling rights.
+    pub(crate) fn push_position(&mut self, key: Key) {
+        if let (Some(before), Some(last)) = (self.keys.last(), self.irreversible.last_mut()) {
+            *last |= before.6 != key.6;
+        }
+        self.keys.push(key);
+    }
+
+    /// Records the move played from the last position: whether it was zeroing or the
+    /// position had a legal en passant capture.
+    pub(crate) fn push_move(&mut self, irreversible: bool) {
+        self.irreversible.push(irreversible);
+    }
+
+    /// How often the last position has occurred since the last irreversible move
+    /// (python-chess `Board.is_repetition`).
+    fn repetitions(&self) -> usize {
+        let Some(current) = self.keys.last() else {
+            return 0;
+        };
+        let mut count = 1;
+        for j in (0..self.keys.len() - 1).rev() {
+            if self.irreversible.get(j).copied().unwrap_or(true) {
+                break;
+            }
+            if &self.keys[j] == current {
+                count += 1;
+            }
+        }
+        count
+    }
+}
 
 /// Per-game replay state.
 struct Live {
     id: u64,
     tokens: Vec<String>,
     ply: usize,
-    keys: Vec<Key>,
-    /// irreversible[j]: the move played from position j cannot be undone (python-chess
-    /// `is_irreversible`: zeroing, castling rights lost, or a legal en passant existed).
-    irreversible: Vec<bool>,
+    history: History,
     fault: Option<(u32, String)>,
     /// The row of the move just applied, waiting for the status of the position after it
     /// (the SAN suffix).
@@ -231,39 +275,60 @@ pub async fn validate_games_with(
             id: i as u64,
             tokens: g.moves.clone(),
             ply: 0,
-            keys: vec![],
-            irreversible: vec![],
+            history: History::default(),
             fault,
             pending: None,
         });
         setups.push((i as u64, setup));
     }
     let p = engine.pipeline();
+    // set-up positions the engine rejects (side not to move in check, impossible checks);
+    // games without a FEN tag start from the standard position
+    let fen_games: Vec<(u64, &Setup)> = setups
+        .iter()
+        .filter(|(i, _)| games[*i as usize].1.tag("FEN").is_some())
+        .map(|(i, s)| (*i, s))
+        .collect();
+    if !fen_games.is_empty() {
+        let (positions, pieces) = tables::setups_to_batches(&fen_games)?;
+        p.set_table("positions", vec![positions]).await?;
+        p.set_table("pieces", vec![pieces]).await?;
+        p.run_all(LEGAL).await?;
+        let bad = setup_errors(&p.run("setup_checks").await?)?;
+        for (id, msg) in &bad {
+            let r = &mut reports[*id as usize];
+            set_error(
+                r,
+                0,
+                kind::SETUP,
+                format!("game {}: FEN tag position: {msg}", r.game_index),
+            );
+        }
+        live.retain(|l| !bad.contains_key(&l.id));
+        setups.retain(|(i, _)| !bad.contains_key(i));
+    }
+    // moves checked one by one (not with the plies table: its notation needs every legal
+    // move); the full stages below take over where replay stops
+    if !options.plies {
+        let starts: Vec<(u64, &Setup, &[String])> = live
+            .iter()
+            .zip(&setups)
+            .map(|(l, (_, s))| (l.id, s, l.tokens.as_slice()))
+            .collect();
+        let mut replayed = replay(engine, &starts).await?;
+        for (l, (_, s)) in live.iter_mut().zip(setups.iter_mut()) {
+            if let Some(r) = replayed.remove(&l.id) {
+                l.ply = r.plies;
+                l.history = r.history;
+                *s = r.setup;
+                reports[l.id as usize].plies = r.plies as u32;
+            }
+        }
+    }
     let pairs: Vec<(u64, &Setup)> = setups.iter().map(|(i, s)| (*i, s)).collect();
     let (positions, pieces) = tables::setups_to_batches(&pairs)?;
     p.set_table("positions", vec![positions]).await?;
     p.set_table("pieces", vec![pieces]).await?;
-
-    // set-up positions the engine rejects (side not to move in check, impossible checks)
-    if !live.is_empty() {
-        p.run_all(LEGAL).await?;
-        let bad = setup_errors(&p.run("setup_checks").await?)?;
-        if !bad.is_empty() {
-            for l in &live {
-                if let Some(msg) = bad.get(&l.id) {
-                    let r = &mut reports[l.id as usize];
-                    set_error(
-                        r,
-                        0,
-                        kind::SETUP,
-                        format!("game {}: FEN tag position: {msg}", r.game_index),
-                    );
-                }
-            }
-            live.retain(|l| !bad.contains_key(&l.id));
-            keep_ids(engine, &live).await?;
-        }
-    }
 
     while !live.is_empty() {
         p.run_all(LEGAL).await?;
@@ -288,11 +353,7 @@ pub async fn validate_games_with(
                 }
                 plies[l.id as usize].push(row);
             }
-            // a move that lost castling rights was irreversible too
-            if let (Some(before), Some(last)) = (l.keys.last(), l.irreversible.last_mut()) {
-                *last |= before.6 != st.key.6;
-            }
-            l.keys.push(st.key.clone());
+            l.history.push_position(st.key.clone());
             let r = &mut reports[l.id as usize];
             let ply = l.ply as u32 + 1;
             let Some(token) = l.tokens.get(l.ply) else {
@@ -355,7 +416,7 @@ pub async fn validate_games_with(
                 let token = &l.tokens[l.ply];
                 if matches!(t, SanToken::Null) || n == 1 {
                     let zeroing = flags.get(id).copied().unwrap_or(false);
-                    l.irreversible.push(zeroing || st.ep_legal_sq.is_some());
+                    l.history.push_move(zeroing || st.ep_legal_sq.is_some());
                     if options.plies {
                         let mut row = match named.get(id) {
                             Some(row) => row.clone(),
@@ -583,7 +644,7 @@ fn finish(r: &mut GameReport, l: &Live, st: &Status, setup: Option<&Setup>) {
         r.final_fen = Some(fen_of(s, st));
     }
     let halfmove = setup.map(|s| s.halfmove_clock).unwrap_or(0);
-    let reps = repetitions(l);
+    let reps = l.history.repetitions();
     let status = if st.n_legal == 0 && st.in_check {
         "checkmate"
     } else if st.n_legal == 0 {
@@ -612,24 +673,6 @@ fn finish(r: &mut GameReport, l: &Live, st: &Status, setup: Option<&Setup>) {
         "stalemate" => r.result == "1/2-1/2",
         _ => true,
     };
-}
-
-/// How often the current (last) position of a game has occurred since the last
-/// irreversible move (python-chess `Board.is_repetition`).
-fn repetitions(l: &Live) -> usize {
-    let Some(current) = l.keys.last() else {
-        return 0;
-    };
-    let mut count = 1;
-    for j in (0..l.keys.len() - 1).rev() {
-        if l.irreversible.get(j).copied().unwrap_or(true) {
-            break;
-        }
-        if &l.keys[j] == current {
-            count += 1;
-        }
-    }
-    count
 }
 
 fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Status>> {

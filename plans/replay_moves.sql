@@ -1,0 +1,131 @@
+-- Stage `replay_moves` (seed: the final SELECT, which joins the one requested move with the
+-- moves of +stage13; here only the requested move is built, and checked on its own): for
+-- each game of `replay_states`, the moves its token in `tokens` can stand for, read as
+-- python-chess `Board.parse_san` reads it (see `token_matches`): the token's kind of piece
+-- (a pawn: from the file named, else from the target's file) entering the target square
+-- along a free ray of `piece_rays`, or castling to the side named (rules as in `castling`).
+-- Each move gets the square on which its king must not be attacked afterwards (FIDE art.
+-- 3.9) and whether it is: from that square, the nearest piece along each line of
+-- `square_masks`, and the knights, pawns and king a leap away. Castling adds a `transit` row
+-- for the king's square and the square it crosses (art. 3.8.2.2: neither may be attacked;
+-- tested on the board after castling, which attacks them the same way). A position with an
+-- en passant square adds each en passant capture as an `ep_probe` (whether one is legal is
+-- part of the position's repetition key, art. 9.2.3). Tokens naming a full origin square
+-- (UCI) or a null move get no rows: the full legal-move stages resolve those.
+-- Columns: position_id, role ('move', 'transit', 'ep_probe'), piece, from_sq, to_sq (Int32),
+--   promotion (Utf8, nullable), is_capture (Boolean), to_bit, vacated (the squares the move
+--   empties: its start, the captured piece's square, the castling rook's start),
+--   rook_to_bit (UInt64, 0 unless castling), attacked (Boolean).
+WITH states AS (
+  SELECT position_id, side_to_move, ep_square,
+         white_kingside, white_queenside, black_kingside, black_queenside,
+         white | black AS occupied,
+         CASE WHEN side_to_move = 'w' THEN white ELSE black END AS own,
+         CASE WHEN side_to_move = 'w' THEN black ELSE white END AS enemy,
+         CASE WHEN side_to_move = 'w' THEN 0 ELSE 8 END AS color_code,
+         pawns, knights, bishops, rooks, queens, kings
+  FROM replay_states
+),
+-- the token's kind of piece entering the target square: pawns push onto an empty square and
+-- capture an enemy piece or onto the en passant square (the captured pawn stands beside)
+token_moves AS (
+  SELECT s.position_id, 'move' AS role, t.piece, r.from_sq, r.to_sq, t.promotion,
+         r.from_bit, r.to_bit,
+         CASE WHEN r.mode = 'capture' AND r.to_sq = s.ep_square
+              THEN CAST(1 AS BIGINT UNSIGNED) << CAST(r.from_sq - r.from_sq % 8 + r.to_sq % 8 AS BIGINT UNSIGNED)
+              ELSE r.to_bit & s.enemy END AS cap_bit,
+         CAST(0 AS BIGINT UNSIGNED) AS rook_from_bit, CAST(0 AS BIGINT UNSIGNED) AS rook_to_bit,
+         CAST(NULL AS BIGINT UNSIGNED) AS transit_bit
+  FROM tokens t
+  JOIN states s ON s.position_id = t.position_id
+  JOIN piece_rays r ON r.to_key = t.to_sq * 16 + s.color_code
+       + CASE t.piece WHEN 'P' THEN 0 WHEN 'N' THEN 1 WHEN 'B' THEN 2 WHEN 'R' THEN 3 WHEN 'Q' THEN 4 ELSE 5 END
+  WHERE t.kind IN ('piece', 'pawn')
+    AND r.from_bit & s.own & CASE t.piece WHEN 'P' THEN s.pawns WHEN 'N' THEN s.knights
+                                          WHEN 'B' THEN s.bishops WHEN 'R' THEN s.rooks
+                                          WHEN 'Q' THEN s.queens ELSE s.kings END <> 0
+    AND r.between_mask & s.occupied = 0
+    AND CASE r.mode WHEN 'slide' THEN r.to_bit & s.own = 0
+                    WHEN 'push' THEN r.to_bit & s.occupied = 0
+                    ELSE r.to_bit & s.enemy <> 0 OR r.to_sq = COALESCE(s.ep_square, -1) END
+    AND r.from_sq % 8 = COALESCE(t.from_file, CASE WHEN t.kind = 'pawn' THEN t.to_sq % 8 END, r.from_sq % 8)
+    AND r.from_sq / 8 = COALESCE(t.from_rank, r.from_sq / 8)
+    -- a pawn reaching the last rank must name its promotion piece; no other move may
+    AND CASE WHEN t.piece = 'P' AND r.to_sq / 8 IN (0, 7)
+             THEN COALESCE(t.promotion IN ('N', 'B', 'R', 'Q'), false)
+             ELSE t.promotion IS NULL END
+),
+-- castling: the king's destination is its 'move' row, its start and the square it crosses
+-- are 'transit' rows
+castles AS (
+  SELECT s.position_id, CASE WHEN p.path_sq = c.king_to THEN 'move' ELSE 'transit' END AS role,
+         'K' AS piece, c.king_from AS from_sq, c.king_to AS to_sq, CAST(NULL AS VARCHAR) AS promotion,
+         c.king_from_bit AS from_bit, c.king_to_bit AS to_bit, CAST(0 AS BIGINT UNSIGNED) AS cap_bit,
+         c.rook_from_bit, c.rook_to_bit,
+         CAST(1 AS BIGINT UNSIGNED) << CAST(p.path_sq AS BIGINT UNSIGNED) AS transit_bit
+  FROM tokens t
+  JOIN states s ON s.position_id = t.position_id
+  JOIN castling_rules c ON c.color = s.side_to_move AND (c.king_to % 8 = 2) = t.castle_long
+  JOIN castling_path p ON p.castling_right = c.castling_right AND p.need = 'safe'
+  WHERE t.kind = 'castle'
+    AND CASE c.castling_right WHEN 'K' THEN s.white_kingside WHEN 'Q' THEN s.white_queenside
+                              WHEN 'k' THEN s.black_kingside ELSE s.black_queenside END
+    AND s.occupied & c.empty_mask = 0
+),
+-- every en passant capture of the position, whatever the token
+probes AS (
+  SELECT s.position_id, 'ep_probe' AS role, 'P' AS piece, r.from_sq, r.to_sq, CAST(NULL AS VARCHAR) AS promotion,
+         r.from_bit, r.to_bit,
+         CAST(1 AS BIGINT UNSIGNED) << CAST(r.from_sq - r.from_sq % 8 + r.to_sq % 8 AS BIGINT UNSIGNED) AS cap_bit,
+         CAST(0 AS BIGINT UNSIGNED) AS rook_from_bit, CAST(0 AS BIGINT UNSIGNED) AS rook_to_bit,
+         CAST(NULL AS BIGINT UNSIGNED) AS transit_bit
+  FROM states s
+  JOIN piece_rays r ON r.to_key = s.ep_square * 16 + s.color_code
+  WHERE r.mode = 'capture' AND r.from_bit & s.own & s.pawns <> 0
+),
+moves AS (
+  SELECT * FROM token_moves
+  UNION ALL SELECT * FROM castles
+  UNION ALL SELECT * FROM probes
+),
+-- the board after the move, as far as the attack test needs it
+after AS (
+  SELECT m.position_id, m.role, m.piece, m.from_sq, m.to_sq, m.promotion, m.to_bit, m.rook_to_bit,
+         m.cap_bit <> 0 AS is_capture,
+         m.from_bit | m.cap_bit | m.rook_from_bit AS vacated,
+         COALESCE(m.transit_bit, CASE WHEN m.piece = 'K' THEN m.to_bit ELSE s.own & s.kings END) AS test_bit,
+         (s.occupied - (s.occupied & (m.from_bit | m.cap_bit | m.rook_from_bit))) | m.to_bit | m.rook_to_bit AS occupied_after,
+         s.enemy - (s.enemy & m.cap_bit) AS enemy_after,
+         s.side_to_move = 'w' AS white_moves,
+         s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings
+  FROM moves m
+  JOIN states s ON s.position_id = m.position_id
+),
+-- from the tested square: the pieces on each line, the enemy's line movers, its leapers
+lines AS (
+  SELECT a.position_id, a.role, a.piece, a.from_sq, a.to_sq, a.promotion, a.is_capture,
+         a.to_bit, a.vacated, a.rook_to_bit,
+         m.ray_n & a.occupied_after AS on_n, m.ray_e & a.occupied_after AS on_e,
+         m.ray_ne & a.occupied_after AS on_ne, m.ray_nw & a.occupied_after AS on_nw,
+         m.ray_s & a.occupied_after AS on_s, m.ray_w & a.occupied_after AS on_w,
+         m.ray_se & a.occupied_after AS on_se, m.ray_sw & a.occupied_after AS on_sw,
+         a.enemy_after & (a.rooks | a.queens) AS orth,
+         a.enemy_after & (a.bishops | a.queens) AS diag,
+         m.knight_mask & a.enemy_after & a.knights <> 0
+           OR m.king_mask & a.enemy_after & a.kings <> 0
+           OR CASE WHEN a.white_moves THEN m.white_pawn_mask ELSE m.black_pawn_mask END
+              & a.enemy_after & a.pawns <> 0 AS leaper_attack
+  FROM square_masks m
+  JOIN after a ON a.test_bit = m.bit
+)
+SELECT position_id, role, piece, from_sq, to_sq, promotion, is_capture, to_bit, vacated, rook_to_bit,
+       leaper_attack
+       -- towards higher squares the nearest piece is the lowest set bit of the line, x & (0 - x)
+       OR ((on_n & (CAST(0 AS BIGINT UNSIGNED) - on_n)) | (on_e & (CAST(0 AS BIGINT UNSIGNED) - on_e))) & orth <> 0
+       OR ((on_ne & (CAST(0 AS BIGINT UNSIGNED) - on_ne)) | (on_nw & (CAST(0 AS BIGINT UNSIGNED) - on_nw))) & diag <> 0
+       -- towards lower squares it is the highest: the line's attackers, read as a number,
+       -- exceed the line's other pieces
+       OR (on_s & orth) > on_s - (on_s & orth) OR (on_w & orth) > on_w - (on_w & orth)
+       OR (on_se & diag) > on_se - (on_se & diag) OR (on_sw & diag) > on_sw - (on_sw & diag)
+       AS attacked
+FROM lines

@@ -1,0 +1,36 @@
+-- Stage `replay_next` (seed +next, on square sets): the state after each accepted move of
+-- `replay_verdicts`. Every set loses the squares the move empties and its target square;
+-- then the moved piece (or the promotion piece) enters the target and a castling rook its
+-- new square. Side to move, castling rights (FIDE art. 3.8.2.1), en passant square (art.
+-- 3.7.4) and clocks (art. 9.3) change as in `next_positions`.
+-- Columns: the columns of `replay_states`.
+WITH chosen AS (
+  SELECT m.position_id, m.piece, m.from_sq, m.to_sq, m.is_capture, m.to_bit, m.rook_to_bit,
+         COALESCE(m.promotion, m.piece) AS placed,
+         m.vacated | m.to_bit AS cleared
+  FROM replay_verdicts v
+  JOIN replay_moves m ON m.position_id = v.position_id
+  WHERE v.accepted AND m.role = 'move' AND NOT m.attacked
+)
+SELECT s.position_id,
+       CASE WHEN s.side_to_move = 'w' THEN 'b' ELSE 'w' END AS side_to_move,
+       s.white_kingside AND NOT (c.from_sq IN (4, 7) OR c.to_sq = 7) AS white_kingside,
+       s.white_queenside AND NOT (c.from_sq IN (4, 0) OR c.to_sq = 0) AS white_queenside,
+       s.black_kingside AND NOT (c.from_sq IN (60, 63) OR c.to_sq = 63) AS black_kingside,
+       s.black_queenside AND NOT (c.from_sq IN (60, 56) OR c.to_sq = 56) AS black_queenside,
+       CAST(CASE WHEN c.piece = 'P' AND c.to_sq - c.from_sq IN (16, -16) THEN (c.from_sq + c.to_sq) / 2 END AS INT) AS ep_square,
+       CAST(CASE WHEN c.piece = 'P' OR c.is_capture THEN 0 ELSE s.halfmove_clock + 1 END AS INT) AS halfmove_clock,
+       CAST(s.fullmove_number + CASE WHEN s.side_to_move = 'b' THEN 1 ELSE 0 END AS INT) AS fullmove_number,
+       (s.white - (s.white & c.cleared))
+         | CASE WHEN s.side_to_move = 'w' THEN c.to_bit | c.rook_to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS white,
+       (s.black - (s.black & c.cleared))
+         | CASE WHEN s.side_to_move = 'b' THEN c.to_bit | c.rook_to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS black,
+       (s.pawns - (s.pawns & c.cleared)) | CASE WHEN c.placed = 'P' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS pawns,
+       (s.knights - (s.knights & c.cleared)) | CASE WHEN c.placed = 'N' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS knights,
+       (s.bishops - (s.bishops & c.cleared)) | CASE WHEN c.placed = 'B' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS bishops,
+       (s.rooks - (s.rooks & c.cleared)) | CASE WHEN c.placed = 'R' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END
+         | c.rook_to_bit AS rooks,
+       (s.queens - (s.queens & c.cleared)) | CASE WHEN c.placed = 'Q' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS queens,
+       (s.kings - (s.kings & c.cleared)) | CASE WHEN c.placed = 'K' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS kings
+FROM chosen c
+JOIN replay_states s ON s.position_id = c.position_id

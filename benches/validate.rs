@@ -1,12 +1,17 @@
 //! Batch validation throughput: every standard PGN file under `../shared/data/pgn` (the
-//! `variants` directory left out) validated through the library API in batches of 2,000
-//! games, as `sqlchess validate` does (reading and parsing included, no report written).
+//! `variants` directory left out) validated through the library API ([`Validator`], one
+//! pipeline per core) in batches of 10,000 games, as `sqlchess validate` does (reading and
+//! parsing included, no report written).
 //!
-//! One timed run per repetition (a run takes tens of seconds, too long for criterion's
-//! sampling); prints games, plies, wall time, games/s and plies/s of each run and the medians.
-//! Environment: `SQLCHESS_BENCH_RUNS` (repetitions, default 1), `SQLCHESS_BENCH_PLIES=1`
-//! (also build the per-ply rows, `ValidateOptions { plies: true }`), `SQLCHESS_BENCH_BATCH`
-//! (games per batch, default 2,000).
+//! One timed run per repetition (too long for criterion's sampling); prints games, plies,
+//! wall time, games/s and plies/s of each run and the medians. Environment:
+//! `SQLCHESS_BENCH_RUNS` (repetitions, default 3), `SQLCHESS_BENCH_PLIES=1` (also build the
+//! per-ply rows, `ValidateOptions { plies: true }`), `SQLCHESS_BENCH_BATCH` (games per batch,
+//! default 10,000), `SQLCHESS_BENCH_THREADS` (pipelines, default: the number of cores).
+//!
+//! `SQLCHESS_BENCH_GIB=1`: instead, concatenate those files (repeatedly) into one PGN file of
+//! 1 GiB under the target directory, validate it once as a stream, and print games/s and
+//! the process's peak resident memory (`VmHWM` of `/proc/self/status`).
 //!
 //! Without `../shared/data` it prints a message and exits successfully.
 //!
@@ -15,10 +20,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use sqlchess::PipelineConfig;
 use sqlchess::input::{ByteCounter, expand, is_pgn_name};
 use sqlchess::pgn::{PgnReader, RawGame};
-use sqlchess::validate::{ValidateOptions, validate_games_with};
-use sqlchess::{Engine, PipelineConfig};
+use sqlchess::validate::{ValidateOptions, Validator};
 
 fn env_num(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -54,8 +59,8 @@ struct Counts {
 }
 
 /// Validates one batch and counts it.
-async fn flush(
-    engine: &Engine,
+fn flush(
+    validator: &Validator,
     pending: &mut Vec<(&str, RawGame)>,
     options: ValidateOptions,
     counts: &mut Counts,
@@ -63,9 +68,7 @@ async fn flush(
     if pending.is_empty() {
         return;
     }
-    let v = validate_games_with(engine, pending, options)
-        .await
-        .expect("validate");
+    let v = validator.validate(pending, options).expect("validate");
     counts.games += v.reports.len() as u64;
     counts.plies += v.reports.iter().map(|r| u64::from(r.plies)).sum::<u64>();
     counts.rows += v.plies.len() as u64;
@@ -73,8 +76,8 @@ async fn flush(
 }
 
 /// Validates everything once: counts and seconds.
-async fn run(
-    engine: &Engine,
+fn run(
+    validator: &Validator,
     paths: &[PathBuf],
     batch: usize,
     options: ValidateOptions,
@@ -89,11 +92,11 @@ async fn run(
         for g in PgnReader::new(reader) {
             pending.push((input.name.as_str(), g.expect("read")));
             if pending.len() >= batch {
-                flush(engine, &mut pending, options, &mut counts).await;
+                flush(validator, &mut pending, options, &mut counts);
             }
         }
     }
-    flush(engine, &mut pending, options, &mut counts).await;
+    flush(validator, &mut pending, options, &mut counts);
     (counts, t0.elapsed().as_secs_f64())
 }
 
@@ -116,8 +119,12 @@ fn main() {
         );
         return;
     }
-    let runs = env_num("SQLCHESS_BENCH_RUNS", 1);
-    let batch = env_num("SQLCHESS_BENCH_BATCH", 2000);
+    let runs = env_num("SQLCHESS_BENCH_RUNS", 3);
+    let batch = env_num("SQLCHESS_BENCH_BATCH", 10_000);
+    let threads = env_num(
+        "SQLCHESS_BENCH_THREADS",
+        PipelineConfig::default().target_partitions,
+    );
     let options = ValidateOptions {
         plies: std::env::var("SQLCHESS_BENCH_PLIES").is_ok_and(|v| v == "1"),
     };
@@ -126,17 +133,21 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    let engine = rt
-        .block_on(Engine::new(PipelineConfig::default()))
-        .expect("engine");
+    let validator = rt
+        .block_on(Validator::new(threads, PipelineConfig::default()))
+        .expect("validator");
+    if std::env::var("SQLCHESS_BENCH_GIB").is_ok_and(|v| v == "1") {
+        one_gib(&validator, &paths, batch, options);
+        return;
+    }
     println!(
-        "validate bench: {} (variants left out), batch {batch}, plies table {}, {runs} run(s)",
+        "validate bench: {} (variants left out), batch {batch}, {threads} pipeline(s), plies table {}, {runs} run(s)",
         root.display(),
         if options.plies { "on" } else { "off" }
     );
     let (mut games_s, mut plies_s, mut secs) = (vec![], vec![], vec![]);
     for i in 0..runs {
-        let (c, t) = rt.block_on(run(&engine, &paths, batch, options));
+        let (c, t) = run(&validator, &paths, batch, options);
         let (games, plies, rows) = (c.games, c.plies, c.rows);
         println!(
             "run {}: {games} games, {plies} plies, {rows} ply rows, {t:.2} s: {:.1} games/s, {:.0} plies/s",
@@ -153,5 +164,65 @@ fn main() {
         median(secs),
         median(games_s),
         median(plies_s)
+    );
+}
+
+/// The 1 GiB run: the shared standard PGN concatenated until the file reaches 1 GiB, then
+/// validated once; prints the figures and the peak resident memory.
+fn one_gib(validator: &Validator, paths: &[PathBuf], batch: usize, options: ValidateOptions) {
+    use std::io::Write;
+    const GIB: u64 = 1 << 30;
+    let dir = PathBuf::from(
+        std::env::var("CARGO_TARGET_DIR")
+            .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/target").into()),
+    );
+    std::fs::create_dir_all(&dir).expect("target dir");
+    let big = dir.join("bench-1gib.pgn");
+    if std::fs::metadata(&big).map(|m| m.len()).unwrap_or(0) < GIB {
+        let files: Vec<Vec<u8>> = expand(paths)
+            .expect("inputs")
+            .iter()
+            .map(|i| {
+                let mut text = vec![];
+                std::io::Read::read_to_end(
+                    &mut i.open(&ByteCounter::new()).expect("open"),
+                    &mut text,
+                )
+                .expect("read");
+                text
+            })
+            .collect();
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&big).expect("create"));
+        let mut written = 0u64;
+        while written < GIB {
+            for f in &files {
+                out.write_all(f).expect("write");
+                out.write_all(b"\n\n").expect("write");
+                written += f.len() as u64 + 2;
+            }
+        }
+        out.flush().expect("flush");
+    }
+    let size = std::fs::metadata(&big).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "validate bench: {} ({:.2} GiB), batch {batch}",
+        big.display(),
+        size as f64 / GIB as f64
+    );
+    let (c, t) = run(validator, &[big], batch, options);
+    let peak = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(|l| l.trim_start_matches("VmHWM:").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    println!(
+        "1 GiB: {} games, {} plies, {t:.1} s: {:.1} games/s, {:.0} plies/s, peak RSS {peak}",
+        c.games,
+        c.plies,
+        c.games as f64 / t,
+        c.plies as f64 / t
     );
 }

@@ -26,34 +26,47 @@ WITH states AS (
          pawns, knights, bishops, rooks, queens, kings
   FROM replay_states
 ),
--- the token's kind of piece entering the target square: pawns push onto an empty square and
--- capture an enemy piece or onto the en passant square (the captured pawn stands beside)
+-- each SAN token with what it asks for: the own pieces that may move (its kind of piece, on
+-- the file and rank it names; a pawn without a file moves straight), whether its target
+-- fits (a piece: not an own piece; a pawn moving straight: empty; a pawn changing file: an
+-- enemy piece or the en passant square, the captured pawn standing beside it), and a
+-- pawn reaching the last rank naming its promotion piece (no other move may)
+wanted AS (
+  SELECT position_id, piece, to_sq, promotion, to_key, to_bit, occupied, cap_bit,
+         own_kind & COALESCE(CAST(72340172838076673 AS BIGINT UNSIGNED) << CAST(from_file AS BIGINT UNSIGNED), all_squares)
+                  & COALESCE(CAST(255 AS BIGINT UNSIGNED) << CAST(8 * from_rank AS BIGINT UNSIGNED), all_squares) AS movers
+  FROM (
+    SELECT s.position_id, t.piece, t.to_sq, t.promotion, t.from_rank, s.occupied,
+           COALESCE(t.from_file, CASE WHEN t.kind = 'pawn' THEN t.to_sq % 8 END) AS from_file,
+           t.to_sq * 16 + s.color_code
+             + CASE t.piece WHEN 'P' THEN 0 WHEN 'N' THEN 1 WHEN 'B' THEN 2 WHEN 'R' THEN 3 WHEN 'Q' THEN 4 ELSE 5 END AS to_key,
+           CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq AS BIGINT UNSIGNED) AS to_bit,
+           CASE WHEN t.piece = 'P' AND t.to_sq = s.ep_square
+                THEN CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq + CASE WHEN s.color_code = 0 THEN -8 ELSE 8 END AS BIGINT UNSIGNED)
+                ELSE (CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq AS BIGINT UNSIGNED)) & s.enemy END AS cap_bit,
+           s.own & CASE t.piece WHEN 'P' THEN s.pawns WHEN 'N' THEN s.knights WHEN 'B' THEN s.bishops
+                                WHEN 'R' THEN s.rooks WHEN 'Q' THEN s.queens ELSE s.kings END AS own_kind,
+           s.own,
+           CAST(18446744073709551615 AS BIGINT UNSIGNED) AS all_squares
+    FROM tokens t
+    JOIN states s ON s.position_id = t.position_id
+    WHERE t.kind IN ('piece', 'pawn')
+  ) w
+  WHERE CASE WHEN piece <> 'P' THEN to_bit & own = 0
+             WHEN from_file = to_sq % 8 THEN to_bit & occupied = 0
+             ELSE cap_bit <> 0 END
+    AND CASE WHEN piece = 'P' AND to_sq / 8 IN (0, 7) THEN COALESCE(promotion IN ('N', 'B', 'R', 'Q'), false)
+             ELSE promotion IS NULL END
+),
+-- the wanted pieces that reach the target along a free ray
 token_moves AS (
-  SELECT s.position_id, 'move' AS role, t.piece, r.from_sq, r.to_sq, t.promotion,
-         r.from_bit, r.to_bit,
-         CASE WHEN r.mode = 'capture' AND r.to_sq = s.ep_square
-              THEN CAST(1 AS BIGINT UNSIGNED) << CAST(r.from_sq - r.from_sq % 8 + r.to_sq % 8 AS BIGINT UNSIGNED)
-              ELSE r.to_bit & s.enemy END AS cap_bit,
+  SELECT w.position_id, 'move' AS role, w.piece, r.from_sq, w.to_sq, w.promotion,
+         r.from_bit, w.to_bit, w.cap_bit,
          CAST(0 AS BIGINT UNSIGNED) AS rook_from_bit, CAST(0 AS BIGINT UNSIGNED) AS rook_to_bit,
          CAST(NULL AS BIGINT UNSIGNED) AS transit_bit
-  FROM tokens t
-  JOIN states s ON s.position_id = t.position_id
-  JOIN piece_rays r ON r.to_key = t.to_sq * 16 + s.color_code
-       + CASE t.piece WHEN 'P' THEN 0 WHEN 'N' THEN 1 WHEN 'B' THEN 2 WHEN 'R' THEN 3 WHEN 'Q' THEN 4 ELSE 5 END
-  WHERE t.kind IN ('piece', 'pawn')
-    AND r.from_bit & s.own & CASE t.piece WHEN 'P' THEN s.pawns WHEN 'N' THEN s.knights
-                                          WHEN 'B' THEN s.bishops WHEN 'R' THEN s.rooks
-                                          WHEN 'Q' THEN s.queens ELSE s.kings END <> 0
-    AND r.between_mask & s.occupied = 0
-    AND CASE r.mode WHEN 'slide' THEN r.to_bit & s.own = 0
-                    WHEN 'push' THEN r.to_bit & s.occupied = 0
-                    ELSE r.to_bit & s.enemy <> 0 OR r.to_sq = COALESCE(s.ep_square, -1) END
-    AND r.from_sq % 8 = COALESCE(t.from_file, CASE WHEN t.kind = 'pawn' THEN t.to_sq % 8 END, r.from_sq % 8)
-    AND r.from_sq / 8 = COALESCE(t.from_rank, r.from_sq / 8)
-    -- a pawn reaching the last rank must name its promotion piece; no other move may
-    AND CASE WHEN t.piece = 'P' AND r.to_sq / 8 IN (0, 7)
-             THEN COALESCE(t.promotion IN ('N', 'B', 'R', 'Q'), false)
-             ELSE t.promotion IS NULL END
+  FROM wanted w
+  JOIN piece_rays r ON r.to_key = w.to_key
+  WHERE r.from_bit & w.movers <> 0 AND r.between_mask & w.occupied = 0
 ),
 -- castling: the king's destination is its 'move' row, its start and the square it crosses
 -- are 'transit' rows

@@ -15,14 +15,15 @@ use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, Progres
 use sqlchess::input::{ByteCounter, Input};
 use sqlchess::pgn::{PgnError, PgnReader, RawGame};
 use sqlchess::report::{self, Format, ReportWriter};
-use sqlchess::validate::{GameReport, ValidateOptions, validate_games_with};
+use sqlchess::validate::{GameReport, ValidateOptions, Validator};
 use sqlchess::{Engine, Error, PipelineConfig, Result, Setup};
 
 /// A chess rules engine that runs as DataFusion query plans.
 #[derive(Parser)]
 #[command(name = "sqlchess", version, about)]
 struct Cli {
-    /// DataFusion target partitions (default: the number of cores).
+    /// Cores to use (default: all): DataFusion target partitions; `validate` runs this many
+    /// pipelines of one partition each side by side instead, on shares of each batch.
     #[arg(long, global = true)]
     threads: Option<usize>,
     #[command(subcommand)]
@@ -53,8 +54,9 @@ enum Command {
         /// extension names (.csv, .json, .parquet or .arrow; else --format).
         #[arg(long)]
         plies: Option<PathBuf>,
-        /// Games per pipeline batch (validated and written together).
-        #[arg(long, default_value_t = 2000)]
+        /// Games per batch (validated and written together; shared out between the
+        /// --threads pipelines).
+        #[arg(long, default_value_t = 10_000)]
         batch: usize,
         /// Print the per-stage profile (rows, time) of the whole run.
         #[arg(long)]
@@ -137,19 +139,22 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     if let Some(t) = cli.threads {
         config.target_partitions = t.max(1);
     }
+    if let Command::Validate {
+        files,
+        out,
+        format,
+        plies,
+        batch,
+        profile,
+    } = cli.command
+    {
+        let validator = Validator::new(config.target_partitions, config).await?;
+        let plies = plies.map(|path| (path, format));
+        return validate(&validator, files, out, format, plies, batch.max(1), profile).await;
+    }
     let engine = Engine::new(config).await?;
     match cli.command {
-        Command::Validate {
-            files,
-            out,
-            format,
-            plies,
-            batch,
-            profile,
-        } => {
-            let plies = plies.map(|path| (path, format));
-            validate(&engine, files, out, format, plies, batch.max(1), profile).await
-        }
+        Command::Validate { .. } => Err(Error::Usage("validate is handled above".into())),
         Command::Moves { fen, fens, out } => moves(&engine, fen, fens, out).await,
         Command::Perft { fen, depth, divide } => {
             let setup = parse_fen(&fen)?;
@@ -213,7 +218,7 @@ fn open(path: &Path) -> Result<Box<dyn BufRead>> {
 }
 
 async fn validate(
-    engine: &Engine,
+    validator: &Validator,
     files: Vec<PathBuf>,
     out: Option<PathBuf>,
     format: Option<Format>,
@@ -290,13 +295,28 @@ async fn validate(
             }
             pb.set_position(bytes.get());
             if games.len() >= batch {
-                validate_batch(engine, &games, &mut sink, &mut plies, &mut summary, &pb, t0)
-                    .await?;
+                validate_batch(
+                    validator,
+                    &games,
+                    &mut sink,
+                    &mut plies,
+                    &mut summary,
+                    &pb,
+                    t0,
+                )?;
                 games.clear();
             }
         }
     }
-    validate_batch(engine, &games, &mut sink, &mut plies, &mut summary, &pb, t0).await?;
+    validate_batch(
+        validator,
+        &games,
+        &mut sink,
+        &mut plies,
+        &mut summary,
+        &pb,
+        t0,
+    )?;
     sink.finish()?;
     if let Some(w) = plies {
         w.finish()?;
@@ -309,7 +329,7 @@ async fn validate(
         io_errors,
     );
     if profile {
-        sqlchess::profile::print_profile(engine);
+        sqlchess::profile::print_profile(validator.engines());
     }
     Ok(if io_errors > 0 {
         ExitCode::from(2)
@@ -372,8 +392,8 @@ impl ReportSink {
 }
 
 /// Validates one batch of games, writes its rows (and its ply rows) and counts them.
-async fn validate_batch(
-    engine: &Engine,
+fn validate_batch(
+    validator: &Validator,
     games: &[(&str, RawGame)],
     sink: &mut ReportSink,
     plies: &mut Option<ReportWriter>,
@@ -387,7 +407,7 @@ async fn validate_batch(
     let options = ValidateOptions {
         plies: plies.is_some(),
     };
-    let v = validate_games_with(engine, games, options).await?;
+    let v = validator.validate(games, options)?;
     let reports = v.reports;
     sink.write(&reports, pb)?;
     if let Some(w) = plies {

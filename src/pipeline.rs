@@ -138,6 +138,20 @@ pub struct StageProfile {
 }
 
 impl StageProfile {
+    /// Adds another profile of the same stage (e.g. from another pipeline): runs, rows and
+    /// times summed, peak memory the larger.
+    pub fn merge(&mut self, other: &StageProfile) {
+        self.runs += other.runs;
+        self.rows += other.rows;
+        self.planning += other.planning;
+        self.execution += other.execution;
+        self.compute += other.compute;
+        self.peak_memory = match (self.peak_memory, other.peak_memory) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
+
     /// Adds one run: its output rows, planning and execution wall times, and the metrics of
     /// its executed physical plan (see [`plan_metrics`]).
     pub fn add_run(

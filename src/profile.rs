@@ -562,15 +562,20 @@ pub async fn profile_command(
     Ok(ExitCode::SUCCESS)
 }
 
-/// `sqlchess validate --profile`: prints the per-stage table of everything the engine has
-/// run since its pipeline was made (or its profile was reset).
-pub fn print_profile(engine: &Engine) {
-    let report = ProfileReport::from_stages(
-        PipelineKind::Fide,
-        String::new(),
-        None,
-        &engine.pipeline().profile(),
-    );
+/// `sqlchess validate --profile`: prints the per-stage table of everything the engines have
+/// run since their pipelines were made (or their profiles were reset), summed over engines
+/// (peak memory: the largest).
+pub fn print_profile(engines: &[Engine]) {
+    let mut stages: Vec<(String, StageProfile)> = vec![];
+    for engine in engines {
+        for (name, p) in engine.pipeline().profile() {
+            match stages.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, sum)) => sum.merge(&p),
+                None => stages.push((name, p)),
+            }
+        }
+    }
+    let report = ProfileReport::from_stages(PipelineKind::Fide, String::new(), None, &stages);
     print!("{}", report.to_table());
 }
 

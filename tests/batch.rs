@@ -12,8 +12,9 @@ use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
+use sqlchess::PipelineConfig;
 use sqlchess::pgn::PgnReader;
-use sqlchess::validate::{PlyRow, ValidateOptions, validate_games, validate_games_with};
+use sqlchess::validate::{PlyRow, ValidateOptions, Validator, validate_games, validate_games_with};
 
 /// One row of the per-ply CSV, as written.
 #[derive(Debug, Clone)]
@@ -415,4 +416,85 @@ fn result_consistent_when_the_result_tag_agrees() {
             (Some("stalemate"), false),
         ]
     );
+}
+
+/// Games where checking the given move alone (replay) must agree with resolving the token
+/// among all legal moves: a pinned knight that makes `Nf3` unambiguous, en passant into a
+/// discovered check along the rank, castling across an attacked square and the other way,
+/// underpromotion, and a UCI token (which replay hands to the full stages).
+const REPLAY_EDGES: &str = "[Event \"pin\"]\n[FEN \"4k3/8/8/b7/8/8/3N4/4K1N1 w - - 0 1\"]\n\n\
+    1. Nf3 Kd7 2. Nd4 Kc7 *\n\n\
+    [Event \"ep into check\"]\n[FEN \"7k/8/8/K2pP2r/8/8/8/8 w - d6 0 2\"]\n\n2. exd6 *\n\n\
+    [Event \"castle through check\"]\n[FEN \"5rk1/8/8/8/8/8/8/R3K2R w KQ - 0 1\"]\n\n1. O-O *\n\n\
+    [Event \"castle long\"]\n[FEN \"5rk1/8/8/8/8/8/8/R3K2R w KQ - 0 1\"]\n\n1. O-O-O Kg7 2. Rd7 *\n\n\
+    [Event \"underpromotion\"]\n[FEN \"7k/1P6/8/8/8/8/8/K7 w - - 0 1\"]\n\n1. b8=N Kg7 2. b1 *\n\n\
+    [Event \"uci\"]\n\n1. e2e4 e5 2. g1f3 Nc6 3. Bb5 a6 *\n";
+
+#[test]
+fn replay_agrees_with_the_full_legal_move_stages() {
+    let games: Vec<_> = PgnReader::new(REPLAY_EDGES.as_bytes())
+        .map(|g| ("replay.pgn", g.expect("read")))
+        .collect();
+    let (full, replayed) = rt().block_on(async {
+        let e = engine().await;
+        let full = validate_games_with(&e, &games, ValidateOptions { plies: true })
+            .await
+            .expect("validate");
+        (
+            full.reports,
+            validate_games(&e, &games).await.expect("validate"),
+        )
+    });
+    assert_eq!(replayed, full);
+    let outcome: Vec<(u32, Option<u32>, Option<&str>)> = replayed
+        .iter()
+        .map(|r| (r.plies, r.first_illegal_ply, r.error_kind.as_deref()))
+        .collect();
+    assert_eq!(
+        outcome,
+        [
+            (4, None, None),
+            (0, Some(1), Some("illegal_move")),
+            (0, Some(1), Some("illegal_move")),
+            (3, None, None),
+            (2, Some(3), Some("no_such_piece")),
+            (6, None, None),
+        ]
+    );
+    assert_eq!(
+        replayed[0].final_fen.as_deref(),
+        Some("8/2k5/8/b7/3N4/8/3N4/4K3 w - - 4 3")
+    );
+    assert_eq!(
+        replayed[3].final_fen.as_deref(),
+        Some("5r2/3R2k1/8/8/8/8/8/2K4R b - - 3 2")
+    );
+    assert_eq!(
+        replayed[4].final_fen.as_deref(),
+        Some("1N6/6k1/8/8/8/8/8/K7 w - - 1 2")
+    );
+}
+
+#[test]
+fn validator_shares_give_the_reports_of_one_pipeline() {
+    let text = std::fs::read_to_string(data("pgn/sample.pgn")).expect("sample");
+    let games: Vec<_> = PgnReader::new(text.as_bytes())
+        .map(|g| ("sample.pgn", g.expect("read")))
+        .collect();
+    assert!(games.len() > 2);
+    let (one, two) = rt().block_on(async {
+        let one = validate_games(&engine().await, &games)
+            .await
+            .expect("validate");
+        let v = Validator::new(2, PipelineConfig::default())
+            .await
+            .expect("validator");
+        (
+            one,
+            v.validate(&games, ValidateOptions::default())
+                .expect("validate"),
+        )
+    });
+    assert_eq!(two.reports, one);
+    assert!(two.plies.is_empty());
 }

@@ -115,7 +115,14 @@ impl Engine {
     /// The seed's use case: validates one move token (SAN, UCI or null move, as python-chess
     /// `parse_san` reads them) per position and returns, per position, the position after it,
     /// or why the token was refused (not a move, no legal move matches, or several do).
-    /// Stages: `LEGAL`, `token_matches`, `token_verdicts`, `token_moves`, `APPLY`.
+    ///
+    /// SAN moves and castling are checked on their own first (stages `REPLAY`: the token's
+    /// piece reaching its target, one attack test on the king's square after the move); the
+    /// other tokens, and those that do not stand for exactly one legal move, are resolved
+    /// among all legal moves (`LEGAL`, `token_matches`, `token_verdicts`, `token_moves`,
+    /// `APPLY`), which also says why a token is refused.
+    ///
+    /// Errors: [`Error::Usage`] when the two slices differ in length; pipeline failures.
     pub async fn play_tokens(
         &self,
         setups: &[Setup],
@@ -137,8 +144,45 @@ impl Engine {
                 Err(e) => out[i] = Err(e.to_string()),
             }
         }
+        let quick: Vec<(u64, &crate::san::SanToken)> = lexed
+            .iter()
+            .filter(|(_, t)| crate::replay::replayable(t))
+            .map(|(i, t)| (*i, t))
+            .collect();
+        if !quick.is_empty() {
+            let starts: Vec<(u64, &Setup)> = quick
+                .iter()
+                .map(|(i, _)| (*i, &setups[*i as usize]))
+                .collect();
+            let states = vec![tables::setups_to_states(&starts)?];
+            let (_, next) = crate::replay::step(self, states, &quick).await?;
+            for (id, s) in tables::states_to_setups(&next)? {
+                if let Some(slot) = out.get_mut(id as usize) {
+                    *slot = Ok(s);
+                }
+            }
+        }
+        lexed.retain(|(i, _)| out[*i as usize].is_err());
+        if !lexed.is_empty() {
+            self.resolve_tokens(setups, &lexed, &mut out).await?;
+        }
+        Ok(out)
+    }
+
+    /// [`Engine::play_tokens`] for the lexed tokens (position index, token) among all legal
+    /// moves.
+    async fn resolve_tokens(
+        &self,
+        setups: &[Setup],
+        lexed: &[(u64, crate::san::SanToken)],
+        out: &mut [std::result::Result<Setup, String>],
+    ) -> Result<()> {
         let p = &self.pipeline;
-        self.load(setups).await?;
+        let pairs: Vec<(u64, &Setup)> = lexed
+            .iter()
+            .map(|(i, _)| (*i, &setups[*i as usize]))
+            .collect();
+        self.load_pairs(&pairs).await?;
         p.run_all(LEGAL).await?;
         let pairs: Vec<(u64, &crate::san::SanToken)> = lexed.iter().map(|(i, t)| (*i, t)).collect();
         p.set_table("tokens", vec![tables::tokens_to_batch(&pairs)?])
@@ -156,8 +200,9 @@ impl Engine {
                         lexed.iter().find(|(j, _)| *j as usize == pos),
                         Some((_, crate::san::SanToken::Null))
                     )
+                    && let Some(slot) = out.get_mut(pos)
                 {
-                    out[pos] = Err(if n == 0 {
+                    *slot = Err(if n == 0 {
                         "no legal move matches".into()
                     } else {
                         format!("{n} legal moves match")
@@ -175,7 +220,7 @@ impl Engine {
                 *slot = Ok(s);
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Checks set-up positions with the attack rules (stage `setup_checks`): for each setup,

@@ -46,7 +46,6 @@ pub(crate) async fn replay(
     engine: &Engine,
     games: &[(u64, &Setup, &[String])],
 ) -> Result<BTreeMap<u64, Replayed>> {
-    let p = engine.pipeline();
     let mut out: BTreeMap<u64, Replayed> = BTreeMap::new();
     let moves: HashMap<u64, &[String]> = games.iter().map(|(id, _, m)| (*id, *m)).collect();
     let mut histories: HashMap<u64, History> = games
@@ -61,8 +60,8 @@ pub(crate) async fn replay(
         for b in &states {
             for id in b.column(0).as_primitive::<UInt64Type>().values() {
                 let token = moves.get(id).and_then(|m| m.get(ply)).map(|t| parse_san(t));
-                if let Some(Ok((t @ (SanToken::Normal { .. } | SanToken::Castle { .. }), _))) =
-                    token
+                if let Some(Ok((t, _))) = token
+                    && replayable(&t)
                 {
                     tokens.push((*id, t));
                 }
@@ -72,12 +71,7 @@ pub(crate) async fn replay(
             break;
         }
         let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
-        p.set_table("tokens", vec![tables::tokens_to_batch(&pairs)?])
-            .await?;
-        p.set_table("replay_states", states.clone()).await?;
-        p.run("replay_moves").await?;
-        let accepted = read_verdicts(&p.run("replay_verdicts").await?)?;
-        let next = p.run("replay_next").await?;
+        let (accepted, next) = step(engine, states.clone(), &pairs).await?;
         let mut stopped: HashSet<u64> = HashSet::new();
         for b in &states {
             let keys = state_keys(b)?;
@@ -104,6 +98,32 @@ pub(crate) async fn replay(
     }
     finish(&mut out, &mut histories, &states, ply)?;
     Ok(out)
+}
+
+/// One ply of replay: `states` (`replay_states` rows) and one SAN or castling token per
+/// position; gives, per position whose token stands for exactly one legal move, whether that
+/// move is zeroing and whether the position has a legal en passant capture, and the
+/// `replay_states` rows after those moves (stage `replay_next`).
+///
+/// Errors: pipeline failures only.
+pub(crate) async fn step(
+    engine: &Engine,
+    states: Vec<RecordBatch>,
+    tokens: &[(u64, &SanToken)],
+) -> Result<(HashMap<u64, (bool, bool)>, Vec<RecordBatch>)> {
+    let p = engine.pipeline();
+    p.set_table("tokens", vec![tables::tokens_to_batch(tokens)?])
+        .await?;
+    p.set_table("replay_states", states).await?;
+    p.run("replay_moves").await?;
+    let accepted = read_verdicts(&p.run("replay_verdicts").await?)?;
+    Ok((accepted, p.run("replay_next").await?))
+}
+
+/// Whether replay checks this token itself (SAN moves and castling); the full legal-move
+/// stages resolve the others.
+pub(crate) fn replayable(token: &SanToken) -> bool {
+    matches!(token, SanToken::Normal { .. } | SanToken::Castle { .. })
 }
 
 /// Moves the games of these `replay_states` rows, stopped after `plies` plies, to `out`.
@@ -153,15 +173,7 @@ fn state_keys(b: &RecordBatch) -> Result<impl Fn(usize, bool) -> Key + '_> {
     let (pawns, knights, bishops) = (set("pawns")?, set("knights")?, set("bishops")?);
     let (rooks, queens, kings) = (set("rooks")?, set("queens")?, set("kings")?);
     let side: &StringArray = column(b, "side_to_move")?;
-    let rights: Vec<&BooleanArray> = [
-        "white_kingside",
-        "white_queenside",
-        "black_kingside",
-        "black_queenside",
-    ]
-    .iter()
-    .map(|n| column::<BooleanArray>(b, n))
-    .collect::<Result<_>>()?;
+    let rights = tables::castling_columns(b)?;
     let ep: &Int32Array = column(b, "ep_square")?;
     Ok(move |i: usize, ep_legal: bool| {
         let v = |a: &UInt64Array| a.value(i);
@@ -172,12 +184,7 @@ fn state_keys(b: &RecordBatch) -> Result<impl Fn(usize, bool) -> Key + '_> {
             v(knights) | v(bishops) | v(kings),
             v(rooks) | v(queens) | v(kings),
             side.value(i).to_string(),
-            [
-                rights[0].value(i),
-                rights[1].value(i),
-                rights[2].value(i),
-                rights[3].value(i),
-            ],
+            rights.map(|r| r.value(i)),
             if ep_legal && ep.is_valid(i) {
                 ep.value(i)
             } else {

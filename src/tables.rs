@@ -322,6 +322,17 @@ pub fn states_to_setups(states: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> 
     Ok(out)
 }
 
+/// The four castling-right columns of a `positions`-like batch, in FEN order (`K`, `Q`, `k`,
+/// `q`). Errors: [`Error::Schema`].
+pub fn castling_columns(b: &RecordBatch) -> Result<[&BooleanArray; 4]> {
+    Ok([
+        column(b, "white_kingside")?,
+        column(b, "white_queenside")?,
+        column(b, "black_kingside")?,
+        column(b, "black_queenside")?,
+    ])
+}
+
 /// The setups of `positions` rows (or of rows with the same leading columns, as
 /// `replay_states`), with empty boards, keyed by position_id.
 fn read_positions(positions: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
@@ -329,10 +340,7 @@ fn read_positions(positions: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
     for b in positions {
         let id = b.column(0).as_primitive::<UInt64Type>();
         let side: &StringArray = column(b, "side_to_move")?;
-        let wk: &BooleanArray = column(b, "white_kingside")?;
-        let wq: &BooleanArray = column(b, "white_queenside")?;
-        let bk: &BooleanArray = column(b, "black_kingside")?;
-        let bq: &BooleanArray = column(b, "black_queenside")?;
+        let [wk, wq, bk, bq] = castling_columns(b)?;
         let ep: &Int32Array = column(b, "ep_square")?;
         let half: &Int32Array = column(b, "halfmove_clock")?;
         let full: &Int32Array = column(b, "fullmove_number")?;

@@ -1,7 +1,9 @@
 //! Game validation: replays PGN games ply-synchronously through the pipeline.
 //!
-//! All games of a batch advance one ply per pipeline run: each ply, the current positions of
-//! the live games get their legal moves (`legal_moves`), status (`position_status`) and the
+//! All games of a batch advance one ply per pipeline run. First [`crate::replay`] checks each
+//! game's given moves on their own for as long as each stands for exactly one legal move.
+//! From where replay stops (usually the end of the movetext), the full stages take over:
+//! each ply, the current positions of the live games get their legal moves (`legal_moves`), status (`position_status`) and the
 //! lexed move token of the ply is resolved against them (`token_matches`,
 //! `token_verdicts`, `token_moves`); the resolved moves are applied (`next_positions`,
 //! `next_pieces`). A game leaves the batch when its movetext ends or its token does not
@@ -94,8 +96,9 @@ pub struct GameReport {
 /// Options of [`validate_games_with`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ValidateOptions {
-    /// Also return one [`PlyRow`] per legal ply played (costs one run of the stage `san`
-    /// per ply).
+    /// Also return one [`PlyRow`] per legal ply played. Its notation needs every legal move,
+    /// so every ply then runs the full legal-move stages and `san` instead of replay
+    /// ([`crate::replay`]): much slower.
     pub plies: bool,
 }
 
@@ -792,15 +795,7 @@ fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Status>> {
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| Error::Schema("position_status keys".into()))?;
         let side: &StringArray = column(b, "side_to_move")?;
-        let rights: Vec<&BooleanArray> = [
-            "white_kingside",
-            "white_queenside",
-            "black_kingside",
-            "black_queenside",
-        ]
-        .iter()
-        .map(|n| column::<BooleanArray>(b, n))
-        .collect::<Result<_>>()?;
+        let rights = tables::castling_columns(b)?;
         let ep: &Int32Array = column(b, "ep_key")?;
         for i in 0..b.num_rows() {
             let ep_key = if ep.is_null(i) { -1 } else { ep.value(i) };
@@ -818,12 +813,7 @@ fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Status>> {
                         keys[3].value(i),
                         keys[4].value(i),
                         side.value(i).to_string(),
-                        [
-                            rights[0].value(i),
-                            rights[1].value(i),
-                            rights[2].value(i),
-                            rights[3].value(i),
-                        ],
+                        rights.map(|r| r.value(i)),
                         ep_key,
                     ),
                 },

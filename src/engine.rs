@@ -116,7 +116,8 @@ impl Engine {
     /// `parse_san` reads them) per position and returns, per position, the position after it,
     /// or why the token was refused (not a move, no legal move matches, or several do).
     ///
-    /// SAN moves and castling are checked on their own first (stages `REPLAY`: the token's
+    /// SAN moves and castling are checked on their own first (stages `replay_moves`, `replay_verdicts`,
+    /// `replay_next`: the token's
     /// piece reaching its target, one attack test on the king's square after the move); the
     /// other tokens, and those that do not stand for exactly one legal move, are resolved
     /// among all legal moves (`LEGAL`, `token_matches`, `token_verdicts`, `token_moves`,

@@ -270,6 +270,17 @@ async fn validate(
     let mut summary = Summary::default();
     let mut io_errors = 0u64;
     let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(batch.min(65_536));
+    let mut flush = |games: &[(&str, RawGame)]| {
+        validate_batch(
+            validator,
+            games,
+            &mut sink,
+            &mut plies,
+            &mut summary,
+            &pb,
+            t0,
+        )
+    };
     for input in &inputs {
         let reader = match input.open(&bytes) {
             Ok(r) => r,
@@ -295,28 +306,12 @@ async fn validate(
             }
             pb.set_position(bytes.get());
             if games.len() >= batch {
-                validate_batch(
-                    validator,
-                    &games,
-                    &mut sink,
-                    &mut plies,
-                    &mut summary,
-                    &pb,
-                    t0,
-                )?;
+                flush(&games)?;
                 games.clear();
             }
         }
     }
-    validate_batch(
-        validator,
-        &games,
-        &mut sink,
-        &mut plies,
-        &mut summary,
-        &pb,
-        t0,
-    )?;
+    flush(&games)?;
     sink.finish()?;
     if let Some(w) = plies {
         w.finish()?;

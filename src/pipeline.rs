@@ -108,10 +108,6 @@ pub const LEGAL: &[&str] = &[
     "legal_moves",
 ];
 
-/// The stages that check each game's move token against `replay_states` and give the
-/// states after the accepted moves (see [`crate::replay`]).
-pub const REPLAY: &[&str] = &["replay_moves", "replay_verdicts", "replay_next"];
-
 /// The stages that apply `chosen_moves` to `positions` + `pieces`.
 pub const APPLY: &[&str] = &["next_positions", "next_pieces"];
 

@@ -2,7 +2,7 @@
 //! token gives, instead of generating every legal move and picking the token's among them.
 //!
 //! Each game in play is one row of `replay_states` (the position with its board as 64-bit
-//! square sets, see [`crate::tables`]). Per ply, the stages [`crate::pipeline::REPLAY`] find the moves the
+//! square sets, see [`crate::tables`]). Per ply, the replay stages find the moves the
 //! token can stand for (`replay_moves`: the token's kind of piece reaching the target along a
 //! free ray, or castling, each with an attack test on its king's square afterwards), count
 //! the legal ones (`replay_verdicts`) and apply the move of every game whose token stands for
@@ -48,10 +48,7 @@ pub(crate) async fn replay(
 ) -> Result<BTreeMap<u64, Replayed>> {
     let mut out: BTreeMap<u64, Replayed> = BTreeMap::new();
     let moves: HashMap<u64, &[String]> = games.iter().map(|(id, _, m)| (*id, *m)).collect();
-    let mut histories: HashMap<u64, History> = games
-        .iter()
-        .map(|(id, ..)| (*id, History::default()))
-        .collect();
+    let mut histories: HashMap<u64, History> = HashMap::new();
     let starts: Vec<(u64, &Setup)> = games.iter().map(|(id, s, _)| (*id, *s)).collect();
     let mut states = vec![tables::setups_to_states(&starts)?];
     let mut ply = 0;

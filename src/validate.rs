@@ -201,6 +201,8 @@ struct Live {
     id: u64,
     tokens: Vec<String>,
     ply: usize,
+    /// The position after `ply` plies, until the full stages load it.
+    position: Setup,
     history: History,
     fault: Option<(u32, String)>,
     /// The row of the move just applied, waiting for the status of the position after it
@@ -243,7 +245,6 @@ pub async fn validate_games_with(
     let mut plies: Vec<Vec<PlyRow>> = vec![vec![]; if options.plies { games.len() } else { 0 }];
     let mut reports: Vec<GameReport> = games.iter().map(|(file, g)| base_report(file, g)).collect();
     let mut live: Vec<Live> = vec![];
-    let mut setups: Vec<(u64, Setup)> = vec![];
     for (i, (_, g)) in games.iter().enumerate() {
         let r = &mut reports[i];
         if let Some(v) = g.tag("Variant") {
@@ -278,19 +279,19 @@ pub async fn validate_games_with(
             id: i as u64,
             tokens: g.moves.clone(),
             ply: 0,
+            position: setup,
             history: History::default(),
             fault,
             pending: None,
         });
-        setups.push((i as u64, setup));
     }
     let p = engine.pipeline();
     // set-up positions the engine rejects (side not to move in check, impossible checks);
     // games without a FEN tag start from the standard position
-    let fen_games: Vec<(u64, &Setup)> = setups
+    let fen_games: Vec<(u64, &Setup)> = live
         .iter()
-        .filter(|(i, _)| games[*i as usize].1.tag("FEN").is_some())
-        .map(|(i, s)| (*i, s))
+        .filter(|l| games[l.id as usize].1.tag("FEN").is_some())
+        .map(|l| (l.id, &l.position))
         .collect();
     if !fen_games.is_empty() {
         let (positions, pieces) = tables::setups_to_batches(&fen_games)?;
@@ -308,27 +309,25 @@ pub async fn validate_games_with(
             );
         }
         live.retain(|l| !bad.contains_key(&l.id));
-        setups.retain(|(i, _)| !bad.contains_key(i));
     }
     // moves checked one by one (not with the plies table: its notation needs every legal
     // move); the full stages below take over where replay stops
     if !options.plies {
         let starts: Vec<(u64, &Setup, &[String])> = live
             .iter()
-            .zip(&setups)
-            .map(|(l, (_, s))| (l.id, s, l.tokens.as_slice()))
+            .map(|l| (l.id, &l.position, l.tokens.as_slice()))
             .collect();
         let mut replayed = replay(engine, &starts).await?;
-        for (l, (_, s)) in live.iter_mut().zip(setups.iter_mut()) {
+        for l in live.iter_mut() {
             if let Some(r) = replayed.remove(&l.id) {
                 l.ply = r.plies;
                 l.history = r.history;
-                *s = r.setup;
+                l.position = r.setup;
                 reports[l.id as usize].plies = r.plies as u32;
             }
         }
     }
-    let pairs: Vec<(u64, &Setup)> = setups.iter().map(|(i, s)| (*i, s)).collect();
+    let pairs: Vec<(u64, &Setup)> = live.iter().map(|l| (l.id, &l.position)).collect();
     let (positions, pieces) = tables::setups_to_batches(&pairs)?;
     p.set_table("positions", vec![positions]).await?;
     p.set_table("pieces", vec![pieces]).await?;

@@ -1,6 +1,7 @@
 -- Stage `checkers` (seed +stage9): the enemy pieces that attack the king of the side to move
 -- (FIDE art. 3.9): an enemy piece whose ray from `piece_rays` reaches the king's square with
--- every square before it empty. Two = double check: only king moves are legal.
+-- every square before it empty, one row each, for `setup_checks` (which pairs them);
+-- `threats` counts them as square sets for the legal moves.
 -- Columns: position_id, checker_sq, checker_piece, n_checkers,
 --          line_mask (UInt64: the checker's square and the squares between it and the king,
 --          where a piece other than the king can end the check).

@@ -13,7 +13,10 @@
 --          one kind of piece into one square, see `replay_moves`), ray (from_sq * 16 +
 --          direction), step (1..7), to_sq, mode, from_bit, to_bit (UInt64, 1 << square),
 --          between_mask (UInt64: the ray's squares before to_sq, which must be empty for the
---          piece to get there).
+--          piece to get there), and the mode as square sets, so that `pseudo_moves` tests a
+--          move with ANDs only: empty_mask (UInt64: between_mask, plus to_sq for a push),
+--          capture_bit (UInt64: to_bit for a pawn capture, else 0), attacks (Boolean: the
+--          piece attacks to_sq, i.e. the mode is not a push).
 WITH directions AS (
   SELECT column1 AS dir, column2 AS d_file, column3 AS d_rank, column4 AS kind FROM (VALUES
     (0, 0, 1, 'orthogonal'), (1, 1, 0, 'orthogonal'), (2, 0, -1, 'orthogonal'), (3, -1, 0, 'orthogonal'),
@@ -59,15 +62,23 @@ steps_on_board AS (
          mode
   FROM rays
   WHERE to_file BETWEEN 0 AND 7 AND to_rank BETWEEN 0 AND 7
+),
+masked AS (
+  SELECT s.color, s.piece, s.from_sq,
+         CAST(s.from_sq * 16 + s.code AS INT) AS piece_key,
+         CAST(s.to_sq * 16 + s.code AS INT) AS to_key,
+         s.ray, s.step, s.to_sq, s.mode,
+         CAST(1 AS BIGINT UNSIGNED) << CAST(s.from_sq AS BIGINT UNSIGNED) AS from_bit,
+         CAST(1 AS BIGINT UNSIGNED) << CAST(s.to_sq AS BIGINT UNSIGNED) AS to_bit,
+         COALESCE(bit_or(CAST(1 AS BIGINT UNSIGNED) << CAST(e.to_sq AS BIGINT UNSIGNED)),
+                  CAST(0 AS BIGINT UNSIGNED)) AS between_mask
+  FROM steps_on_board s
+  LEFT JOIN steps_on_board e ON e.color = s.color AND e.piece = s.piece AND e.ray = s.ray AND e.step < s.step
+  GROUP BY s.color, s.piece, s.from_sq, s.code, s.ray, s.step, s.to_sq, s.mode
 )
-SELECT s.color, s.piece, s.from_sq,
-       CAST(s.from_sq * 16 + s.code AS INT) AS piece_key,
-       CAST(s.to_sq * 16 + s.code AS INT) AS to_key,
-       s.ray, s.step, s.to_sq, s.mode,
-       CAST(1 AS BIGINT UNSIGNED) << CAST(s.from_sq AS BIGINT UNSIGNED) AS from_bit,
-       CAST(1 AS BIGINT UNSIGNED) << CAST(s.to_sq AS BIGINT UNSIGNED) AS to_bit,
-       COALESCE(bit_or(CAST(1 AS BIGINT UNSIGNED) << CAST(e.to_sq AS BIGINT UNSIGNED)),
-                CAST(0 AS BIGINT UNSIGNED)) AS between_mask
-FROM steps_on_board s
-LEFT JOIN steps_on_board e ON e.color = s.color AND e.piece = s.piece AND e.ray = s.ray AND e.step < s.step
-GROUP BY s.color, s.piece, s.from_sq, s.code, s.ray, s.step, s.to_sq, s.mode
+SELECT color, piece, from_sq, piece_key, to_key, ray, step, to_sq, mode, from_bit, to_bit,
+       between_mask,
+       between_mask | CASE WHEN mode = 'push' THEN to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS empty_mask,
+       CASE WHEN mode = 'capture' THEN to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS capture_bit,
+       mode <> 'push' AS attacks
+FROM masked

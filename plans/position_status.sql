@@ -33,7 +33,7 @@ material AS (
 )
 SELECT pos.position_id,
        COALESCE(c.n_legal, 0) AS n_legal,
-       ch.position_id IS NOT NULL AS in_check,
+       t.n_checkers > 0 AS in_check,
        c.ep_to IS NOT NULL AS ep_legal,
        -- a side cannot mate with: nothing; a knight when the other side has only king/queens; same-coloured bishops with no knight or pawn anywhere
        m.w_heavy = 0 AND (
@@ -51,4 +51,4 @@ FROM positions pos
 JOIN material m ON m.position_id = pos.position_id
 JOIN position_keys k ON k.position_id = pos.position_id
 LEFT JOIN counts c ON c.position_id = pos.position_id
-LEFT JOIN (SELECT DISTINCT position_id FROM checkers) ch ON ch.position_id = pos.position_id
+JOIN threats t ON t.position_id = pos.position_id

@@ -68,11 +68,10 @@ pub const STAGES: &[StageSql] = &[
     stage!("placed"),
     stage!("boards"),
     stage!("pseudo_moves"),
-    stage!("checkers"),
-    stage!("king_lines"),
     stage!("threats"),
     stage!("castling"),
     stage!("legal_moves"),
+    stage!("king_lines"),
     stage!("move_checks"),
     stage!("checking_moves"),
     stage!("perft_moves"),
@@ -85,6 +84,7 @@ pub const STAGES: &[StageSql] = &[
     stage!("token_verdicts"),
     stage!("token_moves"),
     stage!("flipped_positions"),
+    stage!("checkers"),
     stage!("setup_checks"),
     stage!("next_positions"),
     stage!("next_pieces"),
@@ -101,12 +101,13 @@ pub const LEGAL: &[&str] = &[
     "placed",
     "boards",
     "pseudo_moves",
-    "checkers",
-    "king_lines",
     "threats",
     "castling",
     "legal_moves",
 ];
+
+/// The stages that check set-up positions (after [`LEGAL`]): `checkers`, `setup_checks`.
+pub const SETUP_CHECKS: &[&str] = &["checkers", "setup_checks"];
 
 /// The stages that apply `chosen_moves` to `positions` + `pieces`.
 pub const APPLY: &[&str] = &["next_positions", "next_pieces"];

@@ -2,7 +2,7 @@
 -- moves, with the pieces standing between them (at most two are kept). One piece of the
 -- king's colour between = a pin (FIDE art. 3.9); one of the slider's colour = a possible
 -- discovered check; two = the en passant case (both pawns leave the line). Read by
--- `move_checks` (discovered checks); `threats` finds pins from the square sets.
+-- `move_checks` (discovered checks); `threats` finds pins and checks from the square sets.
 -- Columns: position_id, slider_sq, king_sq, own_king (the king belongs to the side to move),
 --          n_between, between_sq (the lowest square between, exact when n_between = 1),
 --          between_own (that piece belongs to the side to move).

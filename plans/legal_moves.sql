@@ -40,7 +40,7 @@ en_passant_exposed AS (
   JOIN boards b ON b.position_id = e.position_id
   JOIN pieces x ON x.position_id = e.position_id AND x.color <> e.color AND x.square <> e.cap_sq
   JOIN piece_rays r ON r.color = x.color AND r.piece = x.piece AND r.from_sq = x.square AND r.to_sq = e.king_sq
-  WHERE r.mode <> 'push'
+  WHERE r.attacks
     AND (b.occupied - e.from_bit - (CAST(1 AS BIGINT UNSIGNED) << CAST(e.cap_sq AS BIGINT UNSIGNED)) + e.to_bit)
         & r.between_mask = 0
 ),

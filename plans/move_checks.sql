@@ -15,7 +15,7 @@ jumps AS (
   SELECT mv.position_id, mv.move_code
   FROM mv
   JOIN piece_rays r ON r.color = mv.color AND r.piece = mv.chk_piece AND r.from_sq = mv.chk_sq AND r.to_sq = mv.ksq
-  WHERE mv.chk_piece IN ('N', 'P') AND r.mode <> 'push'
+  WHERE mv.chk_piece IN ('N', 'P') AND r.attacks
 ),
 candidate_lines AS (
   -- the moved queen, rook or bishop

@@ -9,20 +9,6 @@ WITH opposite AS (
   FROM pseudo_moves
   WHERE captured = 'K'
   GROUP BY position_id
-),
-pairs AS (
-  SELECT a.position_id, a.checker_sq AS c1, b.checker_sq AS c2, k.king_sq
-  FROM checkers a
-  JOIN checkers b ON b.position_id = a.position_id AND b.checker_sq > a.checker_sq
-  JOIN boards k ON k.position_id = a.position_id
-  WHERE a.n_checkers = 2
-),
-collinear AS (
-  SELECT p.position_id FROM pairs p JOIN lines l ON l.a = p.c1 AND l.b = p.c2 AND l.mid = p.king_sq
-  UNION ALL
-  SELECT p.position_id FROM pairs p JOIN lines l ON l.a = p.c1 AND l.b = p.king_sq AND l.mid = p.c2
-  UNION ALL
-  SELECT p.position_id FROM pairs p JOIN lines l ON l.a = p.c2 AND l.b = p.king_sq AND l.mid = p.c1
 )
 SELECT position_id,
        CASE WHEN by_king = 1 THEN 'kings_adjacent' ELSE 'opposite_check' END AS kind,
@@ -30,6 +16,12 @@ SELECT position_id,
             ELSE 'the side not to move is in check' END AS message
 FROM opposite
 UNION ALL
-SELECT DISTINCT position_id, 'too_many_checkers', 'more than two pieces give check' FROM checkers WHERE n_checkers > 2
+SELECT position_id, 'too_many_checkers', 'more than two pieces give check' FROM threats WHERE n_checkers > 2
 UNION ALL
-SELECT DISTINCT position_id, 'impossible_check', 'two checking pieces stand on one line with the king' FROM collinear
+-- both checkers on one rank, file or diagonal through the king: its two opposite rays
+SELECT t.position_id, 'impossible_check', 'two checking pieces stand on one line with the king'
+FROM threats t
+JOIN square_masks m ON m.square = t.king_sq
+WHERE t.n_checkers = 2
+  AND (t.checkers & (m.ray_n | m.ray_s) = t.checkers OR t.checkers & (m.ray_e | m.ray_w) = t.checkers
+       OR t.checkers & (m.ray_ne | m.ray_sw) = t.checkers OR t.checkers & (m.ray_nw | m.ray_se) = t.checkers)

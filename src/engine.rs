@@ -11,7 +11,7 @@ use datafusion::arrow::datatypes::{Float64Type, UInt64Type};
 
 use crate::error::{Error, Result};
 use crate::fen::Setup;
-use crate::pipeline::{APPLY, LEGAL, Pipeline, PipelineConfig, SETUP_CHECKS};
+use crate::pipeline::{APPLY, LEGAL, Pipeline, PipelineConfig};
 use crate::tables;
 
 /// The rules engine: a planned [`Pipeline`] and the operations built from its stages.
@@ -231,9 +231,8 @@ impl Engine {
     pub async fn check_setups(&self, setups: &[Setup]) -> Result<Vec<Option<(String, String)>>> {
         self.load(setups).await?;
         self.pipeline.run_all(LEGAL).await?;
-        self.pipeline.run_all(SETUP_CHECKS).await?;
         let mut out = vec![None; setups.len()];
-        for b in &self.pipeline.table("setup_checks").await? {
+        for b in &self.pipeline.run("setup_checks").await? {
             let id = b.column(0).as_primitive::<UInt64Type>();
             let kind = b.column(1).as_string::<i32>();
             let msg = b.column(2).as_string::<i32>();

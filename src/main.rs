@@ -139,24 +139,24 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     if let Some(t) = cli.threads {
         config.target_partitions = t.max(1);
     }
-    if let Command::Validate {
-        files,
-        out,
-        format,
-        plies,
-        batch,
-        profile,
-    } = cli.command
-    {
-        let validator = Validator::new(config.target_partitions, config).await?;
-        let plies = plies.map(|path| (path, format));
-        return validate(&validator, files, out, format, plies, batch.max(1), profile).await;
-    }
-    let engine = Engine::new(config).await?;
+    // planned only when awaited: `validate` plans its own pipelines instead
+    let engine = Engine::new(config.clone());
     match cli.command {
-        Command::Validate { .. } => Err(Error::Usage("validate is handled above".into())),
-        Command::Moves { fen, fens, out } => moves(&engine, fen, fens, out).await,
+        Command::Validate {
+            files,
+            out,
+            format,
+            plies,
+            batch,
+            profile,
+        } => {
+            let validator = Validator::new(config.target_partitions, config).await?;
+            let plies = plies.map(|path| (path, format));
+            validate(&validator, files, out, format, plies, batch.max(1), profile).await
+        }
+        Command::Moves { fen, fens, out } => moves(&engine.await?, fen, fens, out).await,
         Command::Perft { fen, depth, divide } => {
+            let engine = engine.await?;
             let setup = parse_fen(&fen)?;
             if let Some(Some((_, why))) = engine.check_setups(&[setup]).await?.first() {
                 return Err(Error::Fen {
@@ -191,13 +191,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             pipeline,
             analyze,
             stage,
-        } => sqlchess::profile::explain_command(&engine, pipeline, stage, analyze).await,
+        } => sqlchess::profile::explain_command(&engine.await?, pipeline, stage, analyze).await,
         Command::Profile {
             pipeline,
             fens,
             pgn,
             json,
-        } => sqlchess::profile::profile_command(&engine, pipeline, fens, pgn, json).await,
+        } => sqlchess::profile::profile_command(&engine.await?, pipeline, fens, pgn, json).await,
     }
 }
 

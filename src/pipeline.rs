@@ -84,7 +84,6 @@ pub const STAGES: &[StageSql] = &[
     stage!("token_verdicts"),
     stage!("token_moves"),
     stage!("flipped_positions"),
-    stage!("checkers"),
     stage!("setup_checks"),
     stage!("next_positions"),
     stage!("next_pieces"),
@@ -105,9 +104,6 @@ pub const LEGAL: &[&str] = &[
     "castling",
     "legal_moves",
 ];
-
-/// The stages that check set-up positions (after [`LEGAL`]): `checkers`, `setup_checks`.
-pub const SETUP_CHECKS: &[&str] = &["checkers", "setup_checks"];
 
 /// The stages that apply `chosen_moves` to `positions` + `pieces`.
 pub const APPLY: &[&str] = &["next_positions", "next_pieces"];

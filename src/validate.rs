@@ -26,7 +26,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::fen::{Color, Setup};
 use crate::pgn::RawGame;
-use crate::pipeline::{APPLY, LEGAL, SETUP_CHECKS};
+use crate::pipeline::{APPLY, LEGAL};
 use crate::replay::replay;
 use crate::san::{SanToken, parse_san};
 use crate::tables::{self, column};
@@ -298,8 +298,7 @@ pub async fn validate_games_with(
         p.set_table("positions", vec![positions]).await?;
         p.set_table("pieces", vec![pieces]).await?;
         p.run_all(LEGAL).await?;
-        p.run_all(SETUP_CHECKS).await?;
-        let bad = setup_errors(&p.table("setup_checks").await?)?;
+        let bad = setup_errors(&p.run("setup_checks").await?)?;
         for (id, msg) in &bad {
             let r = &mut reports[*id as usize];
             set_error(

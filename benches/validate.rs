@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use sqlchess::PipelineConfig;
-use sqlchess::input::{ByteCounter, expand, is_pgn_name};
+use sqlchess::io::input::{ByteCounter, expand, is_pgn_name};
 use sqlchess::pgn::{PgnReader, RawGame};
 use sqlchess::validate::{ValidateOptions, Validator};
 

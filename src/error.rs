@@ -14,7 +14,7 @@ pub enum Error {
         fen: String,
         /// What is wrong with it.
         #[source]
-        source: crate::fen::FenError,
+        source: crate::chess::fen::FenError,
     },
     /// A stage's SQL did not plan.
     #[error("stage {stage}: {source}")]

@@ -3,25 +3,29 @@
 //! generation, king safety, castling, en passant, promotion, SAN, applying moves, game end)
 //! is a SQL stage in `plans/`, planned once into a DataFusion logical plan.
 //!
-//! Entry points: [`engine::Engine`] (legal moves, perft), [`validate`] (games),
-//! [`pipeline::Pipeline`] (stages, profiling, user SQL over the stage tables).
+//! Layers, each importing only the ones above it:
+//! - [`chess`] (squares, pieces, [`Setup`] and FEN, SAN tokens, repetition history) and
+//!   [`pgn`] (the PGN reader): chess vocabulary, no DataFusion;
+//! - [`session`]: DataFusion plumbing (stage tables, planned stages, profiles);
+//! - [`stages`]: the chess stages of `plans/` and their input tables;
+//! - [`engine`] (legal moves, tokens, perft, replay), [`validate`] (games), [`seed`] (the
+//!   seed statement's replica), [`profile`] (per-stage figures, EXPLAIN);
+//! - [`io`]: PGN inputs and report writers.
+//!
+//! The command line (`src/cli/`) sits on top and is not part of the library.
 
+pub mod chess;
 pub mod engine;
 pub mod error;
-pub mod fen;
-pub mod input;
+pub mod io;
 pub mod pgn;
-pub mod pipeline;
 pub mod profile;
-pub mod replay;
-pub mod report;
-pub mod san;
 pub mod seed;
-pub mod slot;
-pub mod tables;
+pub mod session;
+pub mod stages;
 pub mod validate;
 
+pub use chess::fen::Setup;
 pub use engine::Engine;
 pub use error::{Error, Result};
-pub use fen::Setup;
-pub use pipeline::{Pipeline, PipelineConfig};
+pub use session::{Pipeline, PipelineConfig};

@@ -1,4 +1,4 @@
-//! Profiling and EXPLAIN of the two pipelines: ours (`fide`, [`crate::pipeline`]) and the
+//! Profiling and EXPLAIN of the two pipelines: ours (`fide`, [`crate::session`]) and the
 //! seed replica (`seed`, [`crate::seed`]). The code behind `sqlchess profile`,
 //! `sqlchess explain` and `sqlchess validate --profile`.
 //!
@@ -40,10 +40,11 @@ use datafusion::physical_plan::display::DisplayableExecutionPlan;
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::fen::Setup;
+use crate::chess::fen::Setup;
 use crate::pgn::{PgnReader, RawGame};
-use crate::pipeline::{STAGES, StageProfile};
-use crate::report::{self, Format};
+use crate::session::StageProfile;
+use crate::stages::STAGES;
+use crate::io::report::{self, Format};
 use crate::seed::{self, SEED_STAGES, SeedMove, SeedPipeline, SeedStageKind};
 use crate::validate::validate_games;
 
@@ -63,7 +64,7 @@ const ORACLE_POSITIONS: &str = include_str!("../tests/data/oracle_positions.csv"
 /// Which pipeline to profile or explain.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum PipelineKind {
-    /// Ours: the FIDE-exact stages of `plans/` ([`crate::pipeline`]).
+    /// Ours: the FIDE-exact stages of `plans/` ([`crate::session`]).
     #[default]
     Fide,
     /// The seed replica: the SAP blog's statement, `plans/seed/` ([`crate::seed`]).

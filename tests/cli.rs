@@ -177,7 +177,7 @@ fn validate_writes_every_report_format() {
                     }
                 }
                 let rdr =
-                    datafusion::arrow::json::ReaderBuilder::new(sqlchess::report::report_schema())
+                    datafusion::arrow::json::ReaderBuilder::new(sqlchess::io::report::report_schema())
                         .build(BufReader::new(File::open(&out_path).expect("json")))
                         .expect("json reader");
                 let batches: Vec<RecordBatch> = rdr.map(|b| b.expect("json batch")).collect();

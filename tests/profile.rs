@@ -206,7 +206,7 @@ async fn metrics_are_per_run() {
     // run_legal leaves every LEGAL table as its last run made it (legal_moves restores some)
     engine.load(&setups[..100]).await.expect("load");
     engine.run_legal().await.expect("run_legal");
-    for st in sqlchess::pipeline::LEGAL {
+    for st in sqlchess::stages::LEGAL {
         let rows: usize = p
             .table(st)
             .await
@@ -215,7 +215,7 @@ async fn metrics_are_per_run() {
             .map(|b| b.num_rows())
             .sum();
         let plan = p.last_plan(st).expect("kept plan");
-        let m = sqlchess::pipeline::plan_metrics(plan.as_ref());
+        let m = sqlchess::session::plan_metrics(plan.as_ref());
         assert_eq!(m.output_rows, Some(rows as u64), "{st}");
     }
     let profile = p.profile();

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use sqlchess::fen::{CastlingRights, Setup};
+use sqlchess::chess::fen::{CastlingRights, Setup};
 use sqlchess::seed::{self, SeedPipeline, SeedPosRow};
 
 fn setup(fen: &str) -> Setup {
@@ -367,7 +367,7 @@ async fn several_games_at_once() {
     let setups = [
         setup("8/4P3/8/8/8/8/k7/4K3 w - - 0 1"),
         post,
-        setup(sqlchess::fen::STARTING_FEN),
+        setup(sqlchess::chess::fen::STARTING_FEN),
     ];
     seed.load_fens(&setups).await.expect("load");
     let all = seed.all_moves_uci().await.expect("all");

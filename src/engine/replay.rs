@@ -2,7 +2,7 @@
 //! token gives, instead of generating every legal move and picking the token's among them.
 //!
 //! Each game in play is one row of `replay_states` (the position with its board as 64-bit
-//! square sets, see [`crate::tables`]). Per ply, the replay stages find the moves the
+//! square sets, see [`crate::stages::tables`]). Per ply, the replay stages find the moves the
 //! token can stand for (`replay_moves`: the token's kind of piece reaching the target along a
 //! free ray, or castling, each with an attack test on its king's square afterwards), count
 //! the legal ones (`replay_verdicts`) and apply the move of every game whose token stands for
@@ -20,12 +20,12 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::UInt64Type;
 
-use crate::engine::Engine;
+use crate::session::Pipeline;
 use crate::error::Result;
-use crate::fen::Setup;
-use crate::san::{SanToken, parse_san};
-use crate::tables::{self, column};
-use crate::validate::{History, Key};
+use crate::chess::fen::Setup;
+use crate::chess::san::{SanToken, parse_san};
+use crate::stages::tables::{self, column};
+use crate::chess::outcome::{History, Key};
 
 /// Where replay left a game.
 #[derive(Debug, Clone)]
@@ -43,7 +43,7 @@ pub(crate) struct Replayed {
 ///
 /// Errors: pipeline failures only ([`crate::Error::DataFusion`], [`crate::Error::Schema`]).
 pub(crate) async fn replay(
-    engine: &Engine,
+    p: &Pipeline,
     games: &[(u64, &Setup, &[String])],
 ) -> Result<BTreeMap<u64, Replayed>> {
     let mut out: BTreeMap<u64, Replayed> = BTreeMap::new();
@@ -68,7 +68,7 @@ pub(crate) async fn replay(
             break;
         }
         let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
-        let (accepted, next) = step(engine, states.clone(), &pairs).await?;
+        let (accepted, next) = step(p, states.clone(), &pairs).await?;
         let mut stopped: HashSet<u64> = HashSet::new();
         for b in &states {
             let keys = state_keys(b)?;
@@ -104,11 +104,10 @@ pub(crate) async fn replay(
 ///
 /// Errors: pipeline failures only.
 pub(crate) async fn step(
-    engine: &Engine,
+    p: &Pipeline,
     states: Vec<RecordBatch>,
     tokens: &[(u64, &SanToken)],
 ) -> Result<(HashMap<u64, (bool, bool)>, Vec<RecordBatch>)> {
-    let p = engine.pipeline();
     p.set_table("tokens", vec![tables::tokens_to_batch(tokens)?])
         .await?;
     p.set_table("replay_states", states).await?;

@@ -58,8 +58,8 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::scalar::ScalarValue;
 
 use crate::error::{Error, Result};
-use crate::fen::{Color, Piece, Role, Setup};
-use crate::pipeline::{StageProfile, plan_metrics};
+use crate::chess::fen::{Color, Piece, Role, Setup};
+use crate::session::{StageProfile, plan_metrics};
 
 /// `CL_DEMO_SQL_CHESS=>C_COLOR_WHITE`.
 pub const WHITE: &str = "W";
@@ -105,7 +105,7 @@ macro_rules! seed_stage {
     ($name:literal, $kind:ident) => {
         SeedStage {
             name: $name,
-            sql: include_str!(concat!("../plans/seed/", $name, ".sql")),
+            sql: include_str!(concat!("../../plans/seed/", $name, ".sql")),
             kind: SeedStageKind::$kind,
         }
     };
@@ -437,7 +437,7 @@ impl SeedPipeline {
             .ok_or_else(|| Error::UnknownStage(name.to_string()))?;
         let mut parts: Vec<Vec<RecordBatch>> = vec![vec![]; self.partitions];
         for (i, batch) in batches.into_iter().filter(|b| b.num_rows() > 0).enumerate() {
-            parts[i % self.partitions].push(crate::pipeline::conform(batch, schema)?);
+            parts[i % self.partitions].push(crate::session::conform(batch, schema)?);
         }
         for (slot, part) in table.batches.iter().zip(parts) {
             *slot.write().await = part;

@@ -1,7 +1,9 @@
 //! The library API over the pipeline: legal moves with SAN, applying moves, perft.
 //!
-//! Every rule is evaluated by the stages of [`crate::pipeline`]; this module only loads
+//! Every rule is evaluated by the stages of [`crate::session`]; this module only loads
 //! positions into the input tables, runs stage sequences and moves batches between tables.
+
+pub(crate) mod replay;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,9 +12,10 @@ use datafusion::arrow::array::{ArrayRef, AsArray, RecordBatch, UInt64Array};
 use datafusion::arrow::datatypes::{Float64Type, UInt64Type};
 
 use crate::error::{Error, Result};
-use crate::fen::Setup;
-use crate::pipeline::{APPLY, LEGAL, Pipeline, PipelineConfig};
-use crate::tables;
+use crate::chess::fen::Setup;
+use crate::session::{Pipeline, PipelineConfig};
+use crate::stages::{APPLY, LEGAL};
+use crate::stages::tables;
 
 /// The rules engine: a planned [`Pipeline`] and the operations built from its stages.
 pub struct Engine {
@@ -140,14 +143,14 @@ impl Engine {
             vec![Err(String::new()); setups.len()];
         let mut lexed = vec![];
         for (i, t) in tokens.iter().enumerate() {
-            match crate::san::parse_san(t) {
+            match crate::chess::san::parse_san(t) {
                 Ok((tok, _)) => lexed.push((i as u64, tok)),
                 Err(e) => out[i] = Err(e.to_string()),
             }
         }
-        let quick: Vec<(u64, &crate::san::SanToken)> = lexed
+        let quick: Vec<(u64, &crate::chess::san::SanToken)> = lexed
             .iter()
-            .filter(|(_, t)| crate::replay::replayable(t))
+            .filter(|(_, t)| replay::replayable(t))
             .map(|(i, t)| (*i, t))
             .collect();
         if !quick.is_empty() {
@@ -156,7 +159,7 @@ impl Engine {
                 .map(|(i, _)| (*i, &setups[*i as usize]))
                 .collect();
             let states = vec![tables::setups_to_states(&starts)?];
-            let (_, next) = crate::replay::step(self, states, &quick).await?;
+            let (_, next) = replay::step(&self.pipeline, states, &quick).await?;
             for (id, s) in tables::states_to_setups(&next)? {
                 if let Some(slot) = out.get_mut(id as usize) {
                     *slot = Ok(s);
@@ -175,7 +178,7 @@ impl Engine {
     async fn resolve_tokens(
         &self,
         setups: &[Setup],
-        lexed: &[(u64, crate::san::SanToken)],
+        lexed: &[(u64, crate::chess::san::SanToken)],
         out: &mut [std::result::Result<Setup, String>],
     ) -> Result<()> {
         let p = &self.pipeline;
@@ -185,7 +188,7 @@ impl Engine {
             .collect();
         self.load_pairs(&pairs).await?;
         p.run_all(LEGAL).await?;
-        let pairs: Vec<(u64, &crate::san::SanToken)> = lexed.iter().map(|(i, t)| (*i, t)).collect();
+        let pairs: Vec<(u64, &crate::chess::san::SanToken)> = lexed.iter().map(|(i, t)| (*i, t)).collect();
         p.set_table("tokens", vec![tables::tokens_to_batch(&pairs)?])
             .await?;
         p.run("token_matches").await?;
@@ -199,7 +202,7 @@ impl Engine {
                 if n != 1
                     && !matches!(
                         lexed.iter().find(|(j, _)| *j as usize == pos),
-                        Some((_, crate::san::SanToken::Null))
+                        Some((_, crate::chess::san::SanToken::Null))
                     )
                     && let Some(slot) = out.get_mut(pos)
                 {
@@ -370,8 +373,8 @@ pub fn uci_of_code(code: u32) -> String {
     let promo = ["", "n", "b", "r", "q"][(code / 4096) as usize % 5];
     format!(
         "{}{}{}",
-        crate::fen::square_name(from),
-        crate::fen::square_name(to),
+        crate::chess::fen::square_name(from),
+        crate::chess::fen::square_name(to),
         promo
     )
 }

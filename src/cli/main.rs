@@ -12,9 +12,9 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, UInt64Type};
 use std::sync::Arc;
 
 use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use sqlchess::input::{ByteCounter, Input};
+use sqlchess::io::input::{ByteCounter, Input};
 use sqlchess::pgn::{PgnError, PgnReader, RawGame};
-use sqlchess::report::{self, Format, ReportWriter};
+use sqlchess::io::report::{self, Format, ReportWriter};
 use sqlchess::validate::{GameReport, ValidateOptions, Validator};
 use sqlchess::{Engine, Error, PipelineConfig, Result, Setup};
 
@@ -161,8 +161,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(Some((_, why))) = engine.check_setups(&[setup]).await?.first() {
                 return Err(Error::Fen {
                     fen,
-                    source: sqlchess::fen::FenError {
-                        field: sqlchess::fen::FenField::Position,
+                    source: sqlchess::chess::fen::FenError {
+                        field: sqlchess::chess::fen::FenField::Position,
                         kind: "impossible_position",
                         message: why.clone(),
                     },
@@ -243,7 +243,7 @@ async fn validate(
         }),
         None => None,
     };
-    let inputs = sqlchess::input::expand(&files)?;
+    let inputs = sqlchess::io::input::expand(&files)?;
     if inputs.is_empty() {
         eprintln!("warning: no PGN files found");
     }

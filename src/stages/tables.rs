@@ -13,12 +13,12 @@
 //! `chosen_moves` — moves to apply (the columns of the `legal_moves` stage, then
 //! `child_id: UInt64` (id of the resulting position) and `is_null: Boolean`).
 //!
-//! `tokens` — one move token per position, lexed (see [`crate::san`]):
+//! `tokens` — one move token per position, lexed (see [`crate::chess::san`]):
 //! `position_id: UInt64, kind: Utf8 ('piece' | 'pawn' | 'square' | 'castle' | 'null'),
 //! piece: Utf8, from_file: Int32, from_rank: Int32, to_sq: Int32, promotion: Utf8,
 //! castle_long: Boolean` (all but position_id and kind nullable).
 //!
-//! `replay_states` — one row per game being replayed (see [`crate::replay`]): the columns of
+//! `replay_states` — one row per game being replayed (see [`crate::engine::replay`]): the columns of
 //! `positions`, then the board as 64-bit square sets (bit n = square n): `white, black,
 //! pawns, knights, bishops, rooks, queens, kings: UInt64`.
 
@@ -32,8 +32,8 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef, UInt64Type};
 
 use crate::error::{Error, Result};
-use crate::fen::{CastlingRights, Color, Piece, Role, Setup};
-use crate::san::SanToken;
+use crate::chess::fen::{CastlingRights, Color, Piece, Role, Setup};
+use crate::chess::san::SanToken;
 
 fn schema(fields: &[(&str, DataType)]) -> SchemaRef {
     Arc::new(Schema::new(

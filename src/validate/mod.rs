@@ -1,6 +1,6 @@
 //! Game validation: replays PGN games ply-synchronously through the pipeline.
 //!
-//! All games of a batch advance one ply per pipeline run. First [`crate::replay`] checks each
+//! All games of a batch advance one ply per pipeline run. First [`crate::engine::replay`] checks each
 //! game's given moves on their own for as long as each stands for exactly one legal move.
 //! From where replay stops (usually the end of the movetext), the full stages take over:
 //! each ply, the current positions of the live games get their legal moves (`legal_moves`), status (`position_status`) and the
@@ -24,12 +24,13 @@ use datafusion::arrow::datatypes::UInt64Type;
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::fen::{Color, Setup};
+use crate::chess::fen::{Color, Setup};
 use crate::pgn::RawGame;
-use crate::pipeline::{APPLY, LEGAL};
-use crate::replay::replay;
-use crate::san::{SanToken, parse_san};
-use crate::tables::{self, column};
+use crate::stages::{APPLY, LEGAL};
+use crate::chess::outcome::{History, Key};
+use crate::engine::replay::replay;
+use crate::chess::san::{SanToken, parse_san};
+use crate::stages::tables::{self, column};
 
 /// Error kinds of a game report (`error_kind` column).
 pub mod kind {
@@ -98,13 +99,13 @@ pub struct GameReport {
 pub struct ValidateOptions {
     /// Also return one [`PlyRow`] per legal ply played. Its notation needs every legal move,
     /// so every ply then runs the full legal-move stages and `san` instead of replay
-    /// ([`crate::replay`]): much slower.
+    /// ([`crate::engine::replay`]): much slower.
     pub plies: bool,
 }
 
 /// One legal ply of a game: a row of the per-ply table (`sqlchess validate --plies`).
 ///
-/// Arrow schema ([`crate::report::plies_schema`]), in this order: `game_id: UInt64` (the
+/// Arrow schema ([`crate::io::report::plies_schema`]), in this order: `game_id: UInt64` (the
 /// game's `game_index` in the per-game report: 0-based, in file order), `ply: UInt32`
 /// (1-based), `fen_before: Utf8` (FEN of the position before the move, python-chess style:
 /// en passant square only when an en passant capture is legal), `uci: Utf8` (`e2e4`,
@@ -147,55 +148,6 @@ pub struct Validation {
     pub plies: Vec<PlyRow>,
 }
 
-/// Position key for repetitions (python-chess `_transposition_key`): the stage
-/// `position_keys` sets (occupied, white, three bits of the piece code), side to move,
-/// castling rights, and the en passant square when a capture there is legal (else -1).
-pub(crate) type Key = (u64, u64, u64, u64, u64, String, [bool; 4], i32);
-
-/// The positions of a game so far, for repetitions (FIDE art. 9.2).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct History {
-    keys: Vec<Key>,
-    /// irreversible[j]: the move played from position j cannot be undone (python-chess
-    /// `is_irreversible`: zeroing, castling rights lost, or a legal en passant existed).
-    irreversible: Vec<bool>,
-}
-
-impl History {
-    /// Records the position reached; the move that reached it was irreversible too if it
-    /// changed the castling rights.
-    pub(crate) fn push_position(&mut self, key: Key) {
-        if let (Some(before), Some(last)) = (self.keys.last(), self.irreversible.last_mut()) {
-            *last |= before.6 != key.6;
-        }
-        self.keys.push(key);
-    }
-
-    /// Records the move played from the last position: whether it was zeroing or the
-    /// position had a legal en passant capture.
-    pub(crate) fn push_move(&mut self, irreversible: bool) {
-        self.irreversible.push(irreversible);
-    }
-
-    /// How often the last position has occurred since the last irreversible move
-    /// (python-chess `Board.is_repetition`).
-    fn repetitions(&self) -> usize {
-        let Some(current) = self.keys.last() else {
-            return 0;
-        };
-        let mut count = 1;
-        for j in (0..self.keys.len() - 1).rev() {
-            if self.irreversible.get(j).copied().unwrap_or(true) {
-                break;
-            }
-            if &self.keys[j] == current {
-                count += 1;
-            }
-        }
-        count
-    }
-}
-
 /// Per-game replay state.
 struct Live {
     id: u64,
@@ -234,7 +186,7 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
 }
 
 /// [`validate_games`] with options: with [`ValidateOptions::plies`], also the legal plies
-/// played ([`PlyRow`], see [`crate::report::plies_to_batch`] for them as Arrow).
+/// played ([`PlyRow`], see [`crate::io::report::plies_to_batch`] for them as Arrow).
 ///
 /// Errors: as [`validate_games`].
 pub async fn validate_games_with(
@@ -317,7 +269,7 @@ pub async fn validate_games_with(
             .iter()
             .map(|l| (l.id, &l.position, l.tokens.as_slice()))
             .collect();
-        let mut replayed = replay(engine, &starts).await?;
+        let mut replayed = replay(engine.pipeline(), &starts).await?;
         for l in live.iter_mut() {
             if let Some(r) = replayed.remove(&l.id) {
                 l.ply = r.plies;
@@ -516,7 +468,7 @@ pub async fn validate_games_with(
 /// one share per pipeline (about the same number of plies each), the shares are validated
 /// side by side with [`validate_games_with`], and the results are put back in input order.
 ///
-/// Replay (see [`crate::replay`]) runs small stages once per ply, on one row per game; at
+/// Replay (see [`crate::engine::replay`]) runs small stages once per ply, on one row per game; at
 /// that size a second DataFusion partition costs more than it gives, so each pipeline has
 /// one partition and the cores are used by the shares instead.
 pub struct Validator {

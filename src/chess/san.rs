@@ -25,7 +25,7 @@
 
 use std::fmt;
 
-pub use crate::fen::Role;
+pub use crate::chess::fen::Role;
 
 /// The structure of a syntactically valid move token.
 ///

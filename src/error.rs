@@ -28,6 +28,10 @@ pub enum Error {
     /// DataFusion failed while executing.
     #[error(transparent)]
     DataFusion(#[from] DataFusionError),
+    /// The stage session failed: a stage did not plan or reads a table before it is
+    /// produced, batches do not have a table's columns, DataFusion failed running a stage.
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
     /// Arrow failed (casting, building batches, writing reports).
     #[error(transparent)]
     Arrow(#[from] ArrowError),

@@ -6,8 +6,10 @@
 //! Layers, each importing only the ones above it:
 //! - [`chess`] (squares, pieces, [`Setup`] and FEN, SAN tokens, repetition history) and
 //!   [`pgn`] (the PGN reader): chess vocabulary, no DataFusion;
-//! - [`session`]: DataFusion plumbing (stage tables, planned stages, profiles);
-//! - [`stages`]: the chess stages of `plans/` and their input tables;
+//! - [`session`]: DataFusion plumbing, no chess (stage tables, planned stages, profiles,
+//!   readers by column name);
+//! - [`stages`]: the chess stages of `plans/` named by type, their workflows and input
+//!   tables, and the chess [`Pipeline`] on the session;
 //! - [`engine`] (legal moves, tokens, perft, replay), [`validate`] (games), [`seed`] (the
 //!   seed statement's replica), [`profile`] (per-stage figures, EXPLAIN);
 //! - [`io`]: PGN inputs and report writers.
@@ -28,4 +30,5 @@ pub mod validate;
 pub use chess::fen::Setup;
 pub use engine::Engine;
 pub use error::{Error, Result};
-pub use session::{Pipeline, PipelineConfig};
+pub use session::PipelineConfig;
+pub use stages::Pipeline;

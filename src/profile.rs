@@ -38,14 +38,14 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::display::DisplayableExecutionPlan;
 
+use crate::chess::fen::Setup;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::chess::fen::Setup;
-use crate::pgn::{PgnReader, RawGame};
-use crate::session::StageProfile;
-use crate::stages::STAGES;
 use crate::io::report::{self, Format};
+use crate::pgn::{PgnReader, RawGame};
 use crate::seed::{self, SEED_STAGES, SeedMove, SeedPipeline, SeedStageKind};
+use crate::session::StageProfile;
+use crate::stages::Stage;
 use crate::validate::validate_games;
 
 /// Positions in the default workload.
@@ -642,12 +642,9 @@ async fn explain_fide(
     analyze: Option<&Workload>,
 ) -> Result<String> {
     let p = engine.pipeline();
-    let names: Vec<&str> = match stage {
-        Some(s) => {
-            p.plan(s)?;
-            vec![s]
-        }
-        None => STAGES.iter().map(|s| s.name).collect(),
+    let names: Vec<Stage> = match stage {
+        Some(s) => vec![s.parse::<Stage>()?],
+        None => Stage::ALL.to_vec(),
     };
     let mut out = String::new();
     if let Some(workload) = analyze {
@@ -656,14 +653,13 @@ async fn explain_fide(
         let ran = async {
             run_fide(engine, workload).await?;
             let _ = writeln!(out, "-- analyzed: {}", workload.describe());
-            for st in STAGES.iter().filter(|s| names.contains(&s.name)) {
-                if p.last_plan(st.name).is_none() {
+            for st in Stage::ALL.iter().filter(|s| names.contains(s)) {
+                if p.last_plan(*st).is_none() {
                     let _ = writeln!(
                         out,
-                        "-- stage {} is not part of the workload: ran once on the tables it left",
-                        st.name
+                        "-- stage {st} is not part of the workload: ran once on the tables it left"
                     );
-                    p.run(st.name).await?;
+                    p.run(*st).await?;
                 }
             }
             Ok::<(), Error>(())
@@ -685,7 +681,10 @@ async fn explain_fide(
         match analyze.and_then(|_| p.last_plan(name)) {
             Some(physical) => {
                 out.push_str(&summary(
-                    profile.iter().find(|(n, _)| n == name).map(|(_, s)| s),
+                    profile
+                        .iter()
+                        .find(|(n, _)| n == name.name())
+                        .map(|(_, s)| s),
                 ));
                 let _ = writeln!(
                     out,

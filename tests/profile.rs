@@ -5,6 +5,7 @@
 use std::process::Command;
 
 use sqlchess::profile::{self, DEFAULT_POSITIONS, PipelineKind, ProfileReport, Workload};
+use sqlchess::stages::Stage;
 use sqlchess::{Engine, PipelineConfig};
 
 /// Stages `Engine::legal_moves` runs, all of which produce rows on the default positions.
@@ -152,7 +153,7 @@ async fn explain_analyze_legal_moves_both_pipelines() {
         "{fide}"
     );
     // the kept plans are dropped afterwards
-    assert!(engine.pipeline().last_plan("legal_moves").is_none());
+    assert!(engine.pipeline().last_plan(Stage::LegalMoves).is_none());
 
     let seed = profile::explain(
         &engine,
@@ -206,15 +207,15 @@ async fn metrics_are_per_run() {
     // run_legal leaves every LEGAL table as its last run made it (legal_moves restores some)
     engine.load(&setups[..100]).await.expect("load");
     engine.run_legal().await.expect("run_legal");
-    for st in sqlchess::stages::LEGAL {
+    for st in sqlchess::stages::LEGAL.stages {
         let rows: usize = p
-            .table(st)
+            .table(*st)
             .await
             .expect("table")
             .iter()
             .map(|b| b.num_rows())
             .sum();
-        let plan = p.last_plan(st).expect("kept plan");
+        let plan = p.last_plan(*st).expect("kept plan");
         let m = sqlchess::session::plan_metrics(plan.as_ref());
         assert_eq!(m.output_rows, Some(rows as u64), "{st}");
     }
@@ -225,7 +226,7 @@ async fn metrics_are_per_run() {
         .expect("legal_moves");
     assert_eq!(legal.runs, 3);
     p.keep_last_plans(false);
-    assert!(p.last_plan("legal_moves").is_none());
+    assert!(p.last_plan(Stage::LegalMoves).is_none());
 }
 
 #[test]

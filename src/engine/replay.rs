@@ -15,17 +15,27 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use datafusion::arrow::array::{
-    Array, AsArray, BooleanArray, Int32Array, RecordBatch, StringArray, UInt64Array,
-};
-use datafusion::arrow::datatypes::UInt64Type;
+use datafusion::arrow::array::{Array, RecordBatch};
+use datafusion::arrow::datatypes::{Int32Type, UInt64Type};
 
-use crate::session::Pipeline;
-use crate::error::Result;
 use crate::chess::fen::Setup;
-use crate::chess::san::{SanToken, parse_san};
-use crate::stages::tables::{self, column};
 use crate::chess::outcome::{History, Key};
+use crate::chess::san::{SanToken, parse_san};
+use crate::error::Result;
+use crate::session::read::{self, Row};
+use crate::stages::{InputTable, Pipeline, Stage, tables};
+
+crate::table_row! {
+    /// A row of stage `replay_verdicts`: whether a game's token stands for exactly one legal
+    /// move, whether that move is zeroing, and whether the position has a legal en passant
+    /// capture.
+    struct ReplayVerdict {
+        position_id: u64,
+        accepted: Option<bool>,
+        zeroing: Option<bool>,
+        ep_legal: Option<bool>,
+    }
+}
 
 /// Where replay left a game.
 #[derive(Debug, Clone)]
@@ -55,7 +65,7 @@ pub(crate) async fn replay(
     loop {
         let mut tokens: Vec<(u64, SanToken)> = vec![];
         for b in &states {
-            for id in b.column(0).as_primitive::<UInt64Type>().values() {
+            for id in read::primitive::<UInt64Type>(b, "position_id")?.values() {
                 let token = moves.get(id).and_then(|m| m.get(ply)).map(|t| parse_san(t));
                 if let Some(Ok((t, _))) = token
                     && replayable(&t)
@@ -72,7 +82,7 @@ pub(crate) async fn replay(
         let mut stopped: HashSet<u64> = HashSet::new();
         for b in &states {
             let keys = state_keys(b)?;
-            let ids = b.column(0).as_primitive::<UInt64Type>();
+            let ids = read::primitive::<UInt64Type>(b, "position_id")?;
             for (i, id) in ids.values().iter().enumerate() {
                 match accepted.get(id) {
                     Some(&(zeroing, ep_legal)) => {
@@ -108,12 +118,12 @@ pub(crate) async fn step(
     states: Vec<RecordBatch>,
     tokens: &[(u64, &SanToken)],
 ) -> Result<(HashMap<u64, (bool, bool)>, Vec<RecordBatch>)> {
-    p.set_table("tokens", vec![tables::tokens_to_batch(tokens)?])
+    p.set_table(InputTable::Tokens, vec![tables::tokens_to_batch(tokens)?])
         .await?;
-    p.set_table("replay_states", states).await?;
-    p.run("replay_moves").await?;
-    let accepted = read_verdicts(&p.run("replay_verdicts").await?)?;
-    Ok((accepted, p.run("replay_next").await?))
+    p.set_table(InputTable::ReplayStates, states).await?;
+    p.run(Stage::ReplayMoves).await?;
+    let accepted = read_verdicts(&p.run(Stage::ReplayVerdicts).await?)?;
+    Ok((accepted, p.run(Stage::ReplayNext).await?))
 }
 
 /// Whether replay checks this token itself (SAN moves and castling); the full legal-move
@@ -145,40 +155,36 @@ fn finish(
 
 /// Per game whose move was accepted: (zeroing, ep_legal).
 fn read_verdicts(batches: &[RecordBatch]) -> Result<HashMap<u64, (bool, bool)>> {
-    let mut out = HashMap::new();
-    for b in batches {
-        let id = b.column(0).as_primitive::<UInt64Type>();
-        let accepted: &BooleanArray = column(b, "accepted")?;
-        let zeroing: &BooleanArray = column(b, "zeroing")?;
-        let ep: &BooleanArray = column(b, "ep_legal")?;
-        for i in 0..b.num_rows() {
-            if accepted.value(i) {
-                let on = |a: &BooleanArray| a.is_valid(i) && a.value(i);
-                out.insert(id.value(i), (on(zeroing), on(ep)));
-            }
-        }
-    }
-    Ok(out)
+    Ok(ReplayVerdict::read_rows(batches)?
+        .into_iter()
+        .filter(|v| v.accepted == Some(true))
+        .map(|v| {
+            (
+                v.position_id,
+                (v.zeroing == Some(true), v.ep_legal == Some(true)),
+            )
+        })
+        .collect())
 }
 
 /// The repetition key of row `i` of a `replay_states` batch (the same key as stage
 /// `position_status` gives), given whether an en passant capture is legal there.
 fn state_keys(b: &RecordBatch) -> Result<impl Fn(usize, bool) -> Key + '_> {
-    let set = |n: &str| column::<UInt64Array>(b, n);
+    let set = |n: &str| read::primitive::<UInt64Type>(b, n);
     let (white, black) = (set("white")?, set("black")?);
     let (pawns, knights, bishops) = (set("pawns")?, set("knights")?, set("bishops")?);
     let (rooks, queens, kings) = (set("rooks")?, set("queens")?, set("kings")?);
-    let side: &StringArray = column(b, "side_to_move")?;
+    let side = read::strings(b, "side_to_move")?;
     let rights = tables::castling_columns(b)?;
-    let ep: &Int32Array = column(b, "ep_square")?;
+    let ep = read::primitive::<Int32Type>(b, "ep_square")?;
     Ok(move |i: usize, ep_legal: bool| {
-        let v = |a: &UInt64Array| a.value(i);
+        let v = |a: &datafusion::arrow::array::UInt64Array| a.value(i);
         (
-            v(white) | v(black),
-            v(white),
-            v(pawns) | v(bishops) | v(queens),
-            v(knights) | v(bishops) | v(kings),
-            v(rooks) | v(queens) | v(kings),
+            v(&white) | v(&black),
+            v(&white),
+            v(&pawns) | v(&bishops) | v(&queens),
+            v(&knights) | v(&bishops) | v(&kings),
+            v(&rooks) | v(&queens) | v(&kings),
             side.value(i).to_string(),
             rights.map(|r| r.value(i)),
             if ep_legal && ep.is_valid(i) {

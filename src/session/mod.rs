@@ -1,21 +1,20 @@
-//! The staged relational pipeline: every SQL file of `plans/` planned once into a DataFusion
-//! [`LogicalPlan`] and registered under its stage name.
+//! The stage session: SQL stages planned once into DataFusion [`LogicalPlan`]s over one
+//! [`SessionContext`], each registered under its name. It knows nothing of chess: it is
+//! given static tables, input table schemas and stage SQL (a [`SessionSpec`]); the chess
+//! pipeline ([`crate::stages`]) and the seed replica ([`crate::seed`]) are built on it.
 //!
 //! Each stage reads tables by name (the input tables, the static tables and earlier stages)
-//! and its result is materialised into an in-memory table of its own name, so that a stage
-//! read by several later stages is computed once, and so that users can query any stage with
-//! their own SQL through [`Pipeline::context`]. Logical plans are optimised once at start-up;
-//! a run only creates the physical plan (DataFusion reads the tables' current batches then)
-//! and executes it.
+//! and its result is materialised into an in-memory table of its own name ([`slot`]), so
+//! that a stage read by several later stages is computed once, and so that users can query
+//! any stage with their own SQL through [`Session::context`]. Logical plans are optimised
+//! once at start-up; a stage's physical plan is created on its first run and re-executed on
+//! later runs (DataFusion reads the tables' current batches then). Every run is timed and
+//! its DataFusion metrics summed per stage ([`StageProfile`]).
 //!
-//! Static tables (built once per pipeline by plans over coordinate cross joins, the seed's
-//! "baby monster"): `squares`, `piece_rays`, `aligned`, `lines`,
-//! `castling_path`, `castling_rules`, `promotions`, `square_masks`.
-//!
-//! Input tables (filled by the caller, schemas in [`crate::stages::tables`]): `positions`, `pieces`,
-//! `chosen_moves`, `tokens`, `perft_nodes`, `replay_states`.
+//! At start-up it is checked that every stage reads only tables produced before it (input
+//! tables, static tables, earlier stages): see [`Session::check_order`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -23,21 +22,26 @@ use std::time::Instant;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::datasource::TableProvider;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::execution_plan::reset_plan_states;
 use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
-use crate::error::{Error, Result};
+pub mod error;
 pub mod metrics;
+pub mod read;
 pub mod slot;
 
+pub use error::SessionError;
 pub use metrics::{PlanMetrics, StageProfile, plan_metrics};
 use slot::SlotTable;
-use crate::stages::{STAGES, STATIC_TABLES, tables};
 
-/// Settings of a [`Pipeline`].
+/// Result with [`SessionError`].
+pub type Result<T, E = SessionError> = std::result::Result<T, E>;
+
+/// Settings of a session.
 #[derive(Debug, Clone)]
 pub struct PipelineConfig {
     /// DataFusion target partitions (threads working on one stage). Default: the number of
@@ -59,31 +63,83 @@ impl Default for PipelineConfig {
     }
 }
 
-/// The planned pipeline over one DataFusion [`SessionContext`].
-pub struct Pipeline {
+/// How a stage is registered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StageKind {
+    /// An in-memory table of the stage's name, filled when the stage runs.
+    Table,
+    /// A view: DataFusion inlines its plan into the stages that read it; it has no run.
+    View,
+    /// A final query: planned and optimised, not registered; run with
+    /// [`Session::run_query`] (e.g. with bound parameters).
+    Query,
+}
+
+/// One SQL stage: its name (the table it fills) and its SQL text.
+#[derive(Clone, Copy, Debug)]
+pub struct StageSql {
+    /// Stage name.
+    pub name: &'static str,
+    /// The SQL text.
+    pub sql: &'static str,
+    /// How it is registered.
+    pub kind: StageKind,
+}
+
+/// What a [`Session`] is made of.
+#[derive(Clone, Debug, Default)]
+pub struct SessionSpec {
+    /// Static tables, built once at start-up by their SQL, in order (each may read the
+    /// ones before it).
+    pub statics: Vec<StageSql>,
+    /// Input tables (filled by the caller with [`Session::set_table`]) and their schemas.
+    pub inputs: Vec<(&'static str, SchemaRef)>,
+    /// Further names of tables: (alias, table), e.g. a seed table under its SAP name.
+    pub aliases: Vec<(&'static str, &'static str)>,
+    /// The stages, in dependency order (each reads only tables before it).
+    pub stages: Vec<StageSql>,
+    /// Whether SQL string literals and `VARCHAR` casts are Utf8View (DataFusion's
+    /// default) rather than Utf8.
+    pub utf8_view_strings: bool,
+}
+
+/// The planned stages over one DataFusion [`SessionContext`].
+pub struct Session {
     ctx: SessionContext,
     tables: HashMap<&'static str, Arc<SlotTable>>,
+    /// Names readable before any stage ran: inputs, statics, aliases.
+    base: Vec<&'static str>,
+    /// Stage names in the spec's order.
+    order: Vec<&'static str>,
+    /// Optimised plans of the table and query stages.
+    plans: HashMap<&'static str, LogicalPlan>,
+    /// The tables each stage's SQL names (its logical plan's table scans, before views are
+    /// inlined).
+    reads: HashMap<&'static str, Vec<String>>,
     /// Physical plans created on a stage's first run, re-executed on later runs.
     physical: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
-    plans: HashMap<&'static str, LogicalPlan>,
     partitions: usize,
     profile: Mutex<HashMap<&'static str, StageProfile>>,
     keep_plans: AtomicBool,
     last_plans: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
 }
 
-impl Pipeline {
-    /// Builds the static tables, registers the empty input tables and plans every stage.
+impl Session {
+    /// Builds the static tables, registers the empty input tables, plans every stage and
+    /// checks that each reads only tables produced before it.
     ///
-    /// Errors: [`Error::DataFusion`] if a plan fails (a bug in `plans/`).
-    pub async fn new(config: PipelineConfig) -> Result<Pipeline> {
+    /// Errors: [`SessionError::Plan`] naming a stage whose SQL does not plan,
+    /// [`SessionError::StageOrder`], [`SessionError::DataFusion`].
+    pub async fn new(spec: SessionSpec, config: &PipelineConfig) -> Result<Session> {
         let partitions = config.target_partitions.max(1);
         let session = SessionConfig::new()
             .with_target_partitions(partitions)
             .with_batch_size(config.batch_size)
             .with_information_schema(true)
-            // our tables use Utf8; keep SQL string literals and casts in the same type
-            .set_bool("datafusion.sql_parser.map_string_types_to_utf8view", false)
+            .set_bool(
+                "datafusion.sql_parser.map_string_types_to_utf8view",
+                spec.utf8_view_strings,
+            )
             // physical plans are re-executed (see crate::session::slot): no dynamic filters in them
             .set_bool("datafusion.optimizer.enable_dynamic_filter_pushdown", false)
             .set_bool(
@@ -98,38 +154,61 @@ impl Pipeline {
                 "datafusion.optimizer.enable_aggregate_dynamic_filter_pushdown",
                 false,
             );
-        let ctx = SessionContext::new_with_config(session);
-        let mut pipeline = Pipeline {
-            ctx,
+        let mut s = Session {
+            ctx: SessionContext::new_with_config(session),
             tables: HashMap::new(),
+            base: vec![],
+            order: vec![],
             plans: HashMap::new(),
+            reads: HashMap::new(),
+            physical: Mutex::new(HashMap::new()),
             partitions,
             profile: Mutex::new(HashMap::new()),
-            physical: Mutex::new(HashMap::new()),
             keep_plans: AtomicBool::new(false),
             last_plans: Mutex::new(HashMap::new()),
         };
-        for st in STATIC_TABLES {
-            let df = pipeline.ctx.sql(st.sql).await?;
+        for st in &spec.statics {
+            let df = s.ctx.sql(st.sql).await.map_err(plan_error(st.name))?;
             let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
             let batches = df.collect().await?;
-            pipeline.register(st.name, schema)?;
-            pipeline.set_table(st.name, batches).await?;
+            s.register(st.name, schema)?;
+            s.set_table(st.name, batches).await?;
+            s.base.push(st.name);
         }
-        for (name, schema) in tables::input_schemas() {
-            pipeline.register(name, schema)?;
+        for (name, schema) in &spec.inputs {
+            s.register(name, schema.clone())?;
+            s.base.push(name);
         }
-        for st in STAGES {
-            let plan = pipeline.ctx.sql(st.sql).await.map_err(|e| Error::Plan {
-                stage: st.name.to_string(),
-                source: e,
-            })?;
-            let plan = pipeline.ctx.state().optimize(plan.logical_plan())?;
-            let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
-            pipeline.register(st.name, schema)?;
-            pipeline.plans.insert(st.name, plan);
+        for (alias, name) in &spec.aliases {
+            let table = s.table_ref(name)?.clone();
+            s.ctx.register_table(*alias, table)?;
+            s.base.push(alias);
         }
-        Ok(pipeline)
+        for st in &spec.stages {
+            let df = s.ctx.sql(st.sql).await.map_err(plan_error(st.name))?;
+            s.reads.insert(st.name, table_scans(df.logical_plan()));
+            match st.kind {
+                StageKind::View => {
+                    s.ctx.register_table(st.name, df.into_view())?;
+                }
+                StageKind::Table | StageKind::Query => {
+                    let plan = s
+                        .ctx
+                        .state()
+                        .optimize(df.logical_plan())
+                        .map_err(plan_error(st.name))?;
+                    if st.kind == StageKind::Table {
+                        let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
+                        s.register(st.name, schema)?;
+                    }
+                    s.plans.insert(st.name, plan);
+                }
+            }
+            s.order.push(st.name);
+        }
+        let order = s.order.clone();
+        s.check_order("(all stages)", &order)?;
+        Ok(s)
     }
 
     fn register(&mut self, name: &'static str, schema: SchemaRef) -> Result<()> {
@@ -140,28 +219,64 @@ impl Pipeline {
     }
 
     /// The DataFusion session: every static table, input table and stage is registered in it
-    /// under its name, so `pipeline.context().sql("SELECT ... FROM legal_moves")` queries the
+    /// under its name, so `session.context().sql("SELECT ... FROM some_stage")` queries the
     /// last run's results.
     pub fn context(&self) -> &SessionContext {
         &self.ctx
     }
 
-    /// The optimised logical plan of a stage. Errors: [`Error::UnknownStage`].
+    /// The optimised logical plan of a table or query stage.
+    ///
+    /// Errors: [`SessionError::UnknownTable`] for a view stage or an unknown name.
     pub fn plan(&self, stage: &str) -> Result<&LogicalPlan> {
         self.plans
             .get(stage)
-            .ok_or_else(|| Error::UnknownStage(stage.to_string()))
+            .ok_or_else(|| SessionError::UnknownTable(stage.to_string()))
+    }
+
+    /// The tables a stage's SQL reads (the table scans of its logical plan, views not
+    /// inlined), sorted. Errors: [`SessionError::UnknownTable`].
+    pub fn reads(&self, stage: &str) -> Result<&[String]> {
+        self.reads
+            .get(stage)
+            .map(Vec::as_slice)
+            .ok_or_else(|| SessionError::UnknownTable(stage.to_string()))
+    }
+
+    /// Checks that each stage of `stages`, run in that order, reads only tables produced
+    /// before it: input tables, static tables, or earlier stages of the list.
+    ///
+    /// Errors: [`SessionError::StageOrder`] naming the workflow, the stage and the table it
+    /// reads too early; [`SessionError::UnknownTable`] for a name that is not a stage.
+    pub fn check_order(&self, workflow: &str, stages: &[&'static str]) -> Result<()> {
+        let mut produced: HashSet<&str> = self.base.iter().copied().collect();
+        for stage in stages {
+            for table in self.reads(stage)? {
+                if !produced.contains(table.as_str()) {
+                    return Err(SessionError::StageOrder {
+                        workflow: workflow.to_string(),
+                        stage: stage.to_string(),
+                        table: table.clone(),
+                    });
+                }
+            }
+            produced.insert(stage);
+        }
+        Ok(())
     }
 
     fn table_ref(&self, name: &str) -> Result<&Arc<SlotTable>> {
         self.tables
             .get(name)
-            .ok_or_else(|| Error::UnknownStage(name.to_string()))
+            .ok_or_else(|| SessionError::UnknownTable(name.to_string()))
     }
 
-    /// Replaces the contents of a table (input, static or stage). Columns are cast to the
-    /// table's schema by position. Errors: [`Error::UnknownStage`], [`Error::Arrow`] when a
-    /// column cannot be cast.
+    /// Replaces the contents of a table (input, static or table stage). The batches' columns
+    /// are matched to the table's by name (and cast to the table's types).
+    ///
+    /// Errors: [`SessionError::UnknownTable`]; [`SessionError::Columns`] naming the table
+    /// and the columns missing from the batches or not in the table;
+    /// [`SessionError::Arrow`] when a column cannot be cast.
     pub async fn set_table(&self, name: &str, batches: Vec<RecordBatch>) -> Result<()> {
         let table = self.table_ref(name)?;
         let schema = table.schema();
@@ -172,7 +287,7 @@ impl Pipeline {
         let mut parts: Vec<Vec<RecordBatch>> = vec![vec![]; self.partitions];
         let (mut part, mut filled) = (0, 0);
         for batch in batches.into_iter().filter(|b| b.num_rows() > 0) {
-            let batch = conform(batch, &schema)?;
+            let batch = conform(name, batch, &schema)?;
             let mut offset = 0;
             while offset < batch.num_rows() {
                 let rest = batch.num_rows() - offset;
@@ -189,32 +304,39 @@ impl Pipeline {
                 }
             }
         }
-        *table.data().write().map_err(|_| Error::Poisoned)? = parts;
+        *table.data().write().map_err(|_| SessionError::Poisoned)? = parts;
         Ok(())
     }
 
-    /// The current contents of a table. Errors: [`Error::UnknownStage`].
+    /// The current contents of a table. Errors: [`SessionError::UnknownTable`].
     pub async fn table(&self, name: &str) -> Result<Vec<RecordBatch>> {
         let table = self.table_ref(name)?;
         let mut out = vec![];
-        for part in table.data().read().map_err(|_| Error::Poisoned)?.iter() {
+        for part in table
+            .data()
+            .read()
+            .map_err(|_| SessionError::Poisoned)?
+            .iter()
+        {
             out.extend(part.iter().cloned());
         }
         Ok(out)
     }
 
-    /// Runs one stage on the current tables, stores its result under its name and returns it.
-    /// Errors: [`Error::UnknownStage`], [`Error::DataFusion`].
+    /// Runs one table stage on the current tables, stores its result under its name and
+    /// returns it. Its physical plan is created on the first run and re-executed after.
+    ///
+    /// Errors: [`SessionError::UnknownTable`], [`SessionError::DataFusion`].
     pub async fn run(&self, stage: &str) -> Result<Vec<RecordBatch>> {
         let (name, plan) = self
             .plans
             .get_key_value(stage)
-            .ok_or_else(|| Error::UnknownStage(stage.to_string()))?;
+            .ok_or_else(|| SessionError::UnknownTable(stage.to_string()))?;
         let t0 = Instant::now();
         let cached = self
             .physical
             .lock()
-            .map_err(|_| Error::Poisoned)?
+            .map_err(|_| SessionError::Poisoned)?
             .get(name)
             .cloned();
         let physical = match cached {
@@ -223,17 +345,44 @@ impl Pipeline {
                 let p = self.physical_plan(plan).await?;
                 self.physical
                     .lock()
-                    .map_err(|_| Error::Poisoned)?
+                    .map_err(|_| SessionError::Poisoned)?
                     .insert(name, p.clone());
                 p
             }
         };
+        let batches = self.execute(name, physical, t0).await?;
+        self.set_table(name, batches.clone()).await?;
+        Ok(batches)
+    }
+
+    /// Runs a plan of stage `stage` (e.g. a query stage's plan with parameters bound) without
+    /// caching its physical plan or storing its result; timed and profiled as a run of the
+    /// stage. Errors: [`SessionError::UnknownTable`], [`SessionError::DataFusion`].
+    pub async fn run_query(&self, stage: &str, plan: &LogicalPlan) -> Result<Vec<RecordBatch>> {
+        let name = self
+            .order
+            .iter()
+            .find(|n| **n == stage)
+            .copied()
+            .ok_or_else(|| SessionError::UnknownTable(stage.to_string()))?;
+        let t0 = Instant::now();
+        let physical = self.physical_plan(plan).await?;
+        self.execute(name, physical, t0).await
+    }
+
+    /// Executes a stage's physical plan (created from `t0` on) and records the run.
+    async fn execute(
+        &self,
+        name: &'static str,
+        physical: Arc<dyn ExecutionPlan>,
+        t0: Instant,
+    ) -> Result<Vec<RecordBatch>> {
         let t1 = Instant::now();
         let batches = collect(physical.clone(), self.ctx.task_ctx()).await?;
         let t2 = Instant::now();
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         {
-            let mut profile = self.profile.lock().map_err(|_| Error::Poisoned)?;
+            let mut profile = self.profile.lock().map_err(|_| SessionError::Poisoned)?;
             profile.entry(name).or_default().add_run(
                 rows,
                 t1 - t0,
@@ -244,22 +393,15 @@ impl Pipeline {
         if self.keep_plans.load(Ordering::Relaxed) {
             self.last_plans
                 .lock()
-                .map_err(|_| Error::Poisoned)?
+                .map_err(|_| SessionError::Poisoned)?
                 .insert(name, physical);
         }
-        self.set_table(name, batches.clone()).await?;
         Ok(batches)
     }
 
-    /// Runs stages in order.
-    pub async fn run_all(&self, stages: &[&str]) -> Result<()> {
-        for stage in stages {
-            self.run(stage).await?;
-        }
-        Ok(())
-    }
-
-    /// Creates the physical plan of a stage's optimised logical plan (no re-optimisation).
+    /// Creates the physical plan of an optimised logical plan (no re-optimisation).
+    ///
+    /// Errors: [`SessionError::DataFusion`].
     pub async fn physical_plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
         let state = self.ctx.state();
         Ok(state
@@ -268,15 +410,15 @@ impl Pipeline {
             .await?)
     }
 
-    /// Per-stage figures summed since the pipeline was made or [`Pipeline::reset_profile`].
+    /// Per-stage figures summed since the session was made or [`Session::reset_profile`],
+    /// in stage order, stages that ran only.
     pub fn profile(&self) -> Vec<(String, StageProfile)> {
         let profile = self.profile.lock().map(|p| p.clone()).unwrap_or_default();
-        let mut out: Vec<(String, StageProfile)> = STAGES
+        self.order
             .iter()
-            .filter_map(|s| profile.get(s.name).map(|p| (s.name.to_string(), p.clone())))
-            .collect();
-        out.retain(|(_, p)| p.runs > 0);
-        out
+            .filter_map(|s| profile.get(s).map(|p| (s.to_string(), p.clone())))
+            .filter(|(_, p)| p.runs > 0)
+            .collect()
     }
 
     /// Clears the per-stage figures.
@@ -286,10 +428,9 @@ impl Pipeline {
         }
     }
 
-    /// Whether [`Pipeline::run`] keeps each stage's last executed physical plan (with its
-    /// metrics) for [`Pipeline::last_plan`]. Off by default: an executed plan holds its
-    /// input batches and hash tables until it is replaced. Turning it off drops the kept
-    /// plans.
+    /// Whether runs keep each stage's last executed physical plan (with its metrics) for
+    /// [`Session::last_plan`]. Off by default: an executed plan holds its input batches and
+    /// hash tables until it is replaced. Turning it off drops the kept plans.
     pub fn keep_last_plans(&self, keep: bool) {
         self.keep_plans.store(keep, Ordering::Relaxed);
         if !keep && let Ok(mut plans) = self.last_plans.lock() {
@@ -298,7 +439,7 @@ impl Pipeline {
     }
 
     /// The last executed physical plan of a stage, with its metrics (see
-    /// `DisplayableExecutionPlan::with_metrics`), if [`Pipeline::keep_last_plans`] was on
+    /// `DisplayableExecutionPlan::with_metrics`), if [`Session::keep_last_plans`] was on
     /// when the stage last ran.
     pub fn last_plan(&self, stage: &str) -> Option<Arc<dyn ExecutionPlan>> {
         self.last_plans
@@ -308,30 +449,194 @@ impl Pipeline {
     }
 }
 
-/// Casts a batch's columns (by position) to a schema.
-pub(crate) fn conform(batch: RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+fn plan_error(stage: &str) -> impl FnOnce(datafusion::error::DataFusionError) -> SessionError {
+    let stage = stage.to_string();
+    move |source| SessionError::Plan { stage, source }
+}
+
+/// The names of the tables a logical plan scans (subqueries included), sorted, once each.
+fn table_scans(plan: &LogicalPlan) -> Vec<String> {
+    let mut names = std::collections::BTreeSet::new();
+    let _ = plan.apply_with_subqueries(|node| {
+        if let LogicalPlan::TableScan(scan) = node {
+            names.insert(scan.table_name.table().to_string());
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+    names.into_iter().collect()
+}
+
+/// A batch with the columns of `schema`, taken from the batch by name and cast to the
+/// schema's types.
+///
+/// Errors: [`SessionError::Columns`] naming the table and every column of the schema the
+/// batch lacks and every column of the batch the schema lacks; [`SessionError::Arrow`].
+pub fn conform(table: &str, batch: RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
     if batch.schema() == *schema {
         return Ok(batch);
     }
-    if batch.num_columns() != schema.fields().len() {
-        return Err(Error::Schema(format!(
-            "{} columns given for a table of {} ({:?})",
-            batch.num_columns(),
-            schema.fields().len(),
-            schema.fields().iter().map(|f| f.name()).collect::<Vec<_>>()
-        )));
-    }
-    let columns = batch
-        .columns()
+    let given = batch.schema();
+    let missing: Vec<String> = schema
+        .fields()
         .iter()
-        .zip(schema.fields())
-        .map(|(c, f)| {
-            if c.data_type() == f.data_type() {
-                Ok(c.clone())
+        .filter(|f| given.column_with_name(f.name()).is_none())
+        .map(|f| f.name().clone())
+        .collect();
+    let extra: Vec<String> = given
+        .fields()
+        .iter()
+        .filter(|f| schema.column_with_name(f.name()).is_none())
+        .map(|f| f.name().clone())
+        .collect();
+    if !missing.is_empty() || !extra.is_empty() || given.fields().len() != schema.fields().len() {
+        return Err(SessionError::Columns {
+            table: table.to_string(),
+            missing,
+            extra,
+        });
+    }
+    let columns = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let c = batch
+                .column_by_name(f.name())
+                .ok_or_else(|| SessionError::Columns {
+                    table: table.to_string(),
+                    missing: vec![f.name().clone()],
+                    extra: vec![],
+                })?;
+            Ok(if c.data_type() == f.data_type() {
+                c.clone()
             } else {
-                cast(c, f.data_type())
-            }
+                cast(c, f.data_type())?
+            })
         })
-        .collect::<std::result::Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>>>()?;
     Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use datafusion::arrow::array::{ArrayRef, Int32Array, Int64Array};
+    use datafusion::arrow::datatypes::{DataType, Field, Schema};
+
+    use super::*;
+
+    fn spec(stages: Vec<StageSql>) -> SessionSpec {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int32, true),
+            Field::new("value", DataType::Int32, true),
+        ]));
+        SessionSpec {
+            inputs: vec![("numbers", schema)],
+            stages,
+            ..SessionSpec::default()
+        }
+    }
+
+    fn table(name: &'static str, sql: &'static str) -> StageSql {
+        StageSql {
+            name,
+            sql,
+            kind: StageKind::Table,
+        }
+    }
+
+    fn config() -> PipelineConfig {
+        PipelineConfig {
+            target_partitions: 2,
+            batch_size: 8192,
+        }
+    }
+
+    fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
+        RecordBatch::try_from_iter(columns).expect("batch")
+    }
+
+    #[tokio::test]
+    async fn a_stage_reading_a_later_stage_is_refused_at_start_up() {
+        let doubled = table("doubled", "SELECT id, value * 2 AS doubled FROM numbers");
+        let summed = table("summed", "SELECT SUM(doubled) AS total FROM doubled");
+        let good = Session::new(spec(vec![doubled, summed]), &config()).await;
+        let good = good.expect("stages in order");
+        assert_eq!(good.reads("summed").expect("reads"), ["doubled"]);
+        assert_eq!(good.reads("doubled").expect("reads"), ["numbers"]);
+        // the same two stages in the wrong order
+        let wrong = Session::new(spec(vec![summed, doubled]), &config()).await;
+        match wrong {
+            Err(SessionError::StageOrder {
+                workflow,
+                stage,
+                table,
+            }) => {
+                assert_eq!(workflow, "(all stages)");
+                assert_eq!(stage, "summed");
+                assert_eq!(table, "doubled");
+            }
+            Err(e) => panic!("another error: {e}"),
+            Ok(_) => panic!("a wrong order was accepted"),
+        }
+        // a named workflow is checked the same way
+        assert!(good.check_order("w", &["doubled", "summed"]).is_ok());
+        assert!(matches!(
+            good.check_order("w", &["summed"]),
+            Err(SessionError::StageOrder { table, .. }) if table == "doubled"
+        ));
+    }
+
+    #[tokio::test]
+    async fn set_table_matches_columns_by_name() {
+        let s = Session::new(spec(vec![]), &config())
+            .await
+            .expect("session");
+        // columns given in the other order, `value` as Int64: matched by name, cast
+        let given = batch(vec![
+            (
+                "value",
+                Arc::new(Int64Array::from(vec![10, 20])) as ArrayRef,
+            ),
+            ("id", Arc::new(Int32Array::from(vec![1, 2]))),
+        ]);
+        s.set_table("numbers", vec![given]).await.expect("set");
+        let rows = s.table("numbers").await.expect("table");
+        let ids: Vec<i32> = rows
+            .iter()
+            .flat_map(|b| read::primitive::<datafusion::arrow::datatypes::Int32Type>(b, "id"))
+            .flat_map(|a| a.values().to_vec())
+            .collect();
+        let values: Vec<i32> = rows
+            .iter()
+            .flat_map(|b| read::primitive::<datafusion::arrow::datatypes::Int32Type>(b, "value"))
+            .flat_map(|a| a.values().to_vec())
+            .collect();
+        assert_eq!(ids, [1, 2]);
+        assert_eq!(values, [10, 20]);
+        // a missing and an extra column: refused, naming both
+        let wrong = batch(vec![
+            ("id", Arc::new(Int32Array::from(vec![1])) as ArrayRef),
+            ("amount", Arc::new(Int32Array::from(vec![5]))),
+        ]);
+        match s.set_table("numbers", vec![wrong]).await {
+            Err(SessionError::Columns {
+                table,
+                missing,
+                extra,
+            }) => {
+                assert_eq!(table, "numbers");
+                assert_eq!(missing, ["value"]);
+                assert_eq!(extra, ["amount"]);
+            }
+            other => panic!("not refused by column name: {other:?}"),
+        }
+        // the table kept its rows
+        let kept: usize = s
+            .table("numbers")
+            .await
+            .expect("table")
+            .iter()
+            .map(|b| b.num_rows())
+            .sum();
+        assert_eq!(kept, 2);
+    }
 }

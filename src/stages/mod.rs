@@ -1,79 +1,432 @@
-//! The chess stages: every SQL file of `plans/` (one folder per workflow), in dependency
-//! order, and the workflows that run them; [`tables`] holds the input tables' schemas.
+//! The chess stages: every SQL file of `plans/` named by type ([`Stage`], [`StaticTable`],
+//! and the input tables [`InputTable`]), the workflows that run them ([`Workflow`]), and the
+//! chess [`Pipeline`] on the generic [`crate::session::Session`]; [`tables`] holds the input
+//! tables' schemas and their conversions from and to [`crate::Setup`]s.
+//!
+//! A stage's SQL is the file `plans/<workflow>/<name>.sql` ([`Stage::path`]).
 
+use std::str::FromStr;
+
+use crate::error::Error;
+
+pub mod pipeline;
 pub mod tables;
 
-/// A stage: its name (the table it fills) and its SQL text from `plans/`.
-pub struct StageSql {
-    /// Stage name, the file name in `plans/` without `.sql`.
-    pub name: &'static str,
-    /// The SQL text.
-    pub sql: &'static str,
-}
+pub use pipeline::Pipeline;
 
-macro_rules! stage {
-    ($group:literal, $name:literal) => {
-        StageSql {
-            name: $name,
-            sql: include_str!(concat!("../../plans/", $group, "/", $name, ".sql")),
+/// Declares a name enum: its variants, their names and their SQL files under `plans/`.
+macro_rules! sql_names {
+    (
+        $(#[$m:meta])* $enum:ident {
+            $($(#[$vm:meta])* $variant:ident = $folder:literal / $name:literal),* $(,)?
+        }
+    ) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $enum {
+            $($(#[$vm])* $variant),*
+        }
+
+        impl $enum {
+            /// Every one, in dependency order (each reads only the ones before it).
+            pub const ALL: &'static [$enum] = &[$($enum::$variant),*];
+
+            /// Its name: the table it fills, the SQL file's name without `.sql`.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $($enum::$variant => $name),*
+                }
+            }
+
+            /// The folder of `plans/` its SQL file is in (its workflow).
+            pub const fn folder(self) -> &'static str {
+                match self {
+                    $($enum::$variant => $folder),*
+                }
+            }
+
+            /// Its SQL file, relative to the crate root: `plans/<folder>/<name>.sql`.
+            pub const fn path(self) -> &'static str {
+                match self {
+                    $($enum::$variant => concat!("plans/", $folder, "/", $name, ".sql")),*
+                }
+            }
+
+            /// Its SQL text (the file, compiled in).
+            pub const fn sql(self) -> &'static str {
+                match self {
+                    $($enum::$variant => include_str!(concat!("../../plans/", $folder, "/", $name, ".sql"))),*
+                }
+            }
+        }
+
+        impl FromStr for $enum {
+            type Err = Error;
+
+            /// By name. Errors: [`Error::UnknownStage`].
+            fn from_str(s: &str) -> Result<Self, Error> {
+                $enum::ALL
+                    .iter()
+                    .copied()
+                    .find(|v| v.name() == s)
+                    .ok_or_else(|| Error::UnknownStage(s.to_string()))
+            }
+        }
+
+        impl std::fmt::Display for $enum {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
         }
     };
 }
 
-/// Static tables, built once, in dependency order.
-pub const STATIC_TABLES: &[StageSql] = &[
-    stage!("static", "squares"),
-    stage!("static", "piece_rays"),
-    stage!("static", "aligned"),
-    stage!("static", "lines"),
-    stage!("static", "castling_path"),
-    stage!("static", "castling_rules"),
-    stage!("static", "promotions"),
-    stage!("static", "square_masks"),
-];
+sql_names! {
+    /// The static tables, built once per pipeline by plans over coordinate cross joins (the
+    /// seed's "baby monster"), in dependency order.
+    StaticTable {
+        /// `squares`: the 64 squares (a1 = 0), file, rank and name.
+        Squares = "static" / "squares",
+        /// `piece_rays`: every move of a single piece on an otherwise empty board, by ray.
+        PieceRays = "static" / "piece_rays",
+        /// `aligned`: ordered pairs of distinct squares on one rank, file or diagonal.
+        Aligned = "static" / "aligned",
+        /// `lines`: for every pair in `aligned`, the squares strictly between them.
+        Lines = "static" / "lines",
+        /// `castling_path`: per castling right, the squares that must be empty or not attacked.
+        CastlingPath = "static" / "castling_path",
+        /// `castling_rules`: the four castlings: king and rook squares, masks.
+        CastlingRules = "static" / "castling_rules",
+        /// `promotions`: what a pawn move becomes (FIDE art. 3.7.5.1).
+        Promotions = "static" / "promotions",
+        /// `square_masks`: per square, where the pieces that could attack it stand.
+        SquareMasks = "static" / "square_masks",
+    }
+}
 
-/// Pipeline stages, in dependency order (a stage reads only tables listed before it).
-pub const STAGES: &[StageSql] = &[
-    stage!("legal", "placed"),
-    stage!("legal", "boards"),
-    stage!("legal", "pseudo_moves"),
-    stage!("legal", "threats"),
-    stage!("legal", "castling"),
-    stage!("legal", "legal_moves"),
-    stage!("notation", "king_lines"),
-    stage!("notation", "move_checks"),
-    stage!("notation", "checking_moves"),
-    stage!("perft", "perft_moves"),
-    stage!("notation", "reply_counts"),
-    stage!("notation", "move_flags"),
-    stage!("notation", "san"),
-    stage!("status", "position_keys"),
-    stage!("status", "position_status"),
-    stage!("tokens", "token_matches"),
-    stage!("tokens", "token_verdicts"),
-    stage!("tokens", "token_moves"),
-    stage!("status", "flipped_positions"),
-    stage!("status", "setup_checks"),
-    stage!("apply", "next_positions"),
-    stage!("apply", "next_pieces"),
-    stage!("perft", "perft_children"),
-    stage!("perft", "perft_merge"),
-    stage!("perft", "perft_counts"),
-    stage!("replay", "replay_moves"),
-    stage!("replay", "replay_verdicts"),
-    stage!("replay", "replay_next"),
-];
+sql_names! {
+    /// The pipeline stages, in dependency order (a stage reads only tables listed before
+    /// it). Each is the file `plans/<folder>/<name>.sql`.
+    Stage {
+        /// `placed`.
+        Placed = "legal" / "placed",
+        /// `boards`.
+        Boards = "legal" / "boards",
+        /// `pseudo_moves`.
+        PseudoMoves = "legal" / "pseudo_moves",
+        /// `threats`.
+        Threats = "legal" / "threats",
+        /// `castling`.
+        Castling = "legal" / "castling",
+        /// `legal_moves`.
+        LegalMoves = "legal" / "legal_moves",
+        /// `king_lines`.
+        KingLines = "notation" / "king_lines",
+        /// `move_checks`.
+        MoveChecks = "notation" / "move_checks",
+        /// `checking_moves`.
+        CheckingMoves = "notation" / "checking_moves",
+        /// `perft_moves`.
+        PerftMoves = "perft" / "perft_moves",
+        /// `reply_counts`.
+        ReplyCounts = "notation" / "reply_counts",
+        /// `move_flags`.
+        MoveFlags = "notation" / "move_flags",
+        /// `san`.
+        San = "notation" / "san",
+        /// `position_keys`.
+        PositionKeys = "status" / "position_keys",
+        /// `position_status`.
+        PositionStatus = "status" / "position_status",
+        /// `token_matches`.
+        TokenMatches = "tokens" / "token_matches",
+        /// `token_verdicts`.
+        TokenVerdicts = "tokens" / "token_verdicts",
+        /// `token_moves`.
+        TokenMoves = "tokens" / "token_moves",
+        /// `flipped_positions`.
+        FlippedPositions = "status" / "flipped_positions",
+        /// `setup_checks`.
+        SetupChecks = "status" / "setup_checks",
+        /// `next_positions`.
+        NextPositions = "apply" / "next_positions",
+        /// `next_pieces`.
+        NextPieces = "apply" / "next_pieces",
+        /// `perft_children`.
+        PerftChildren = "perft" / "perft_children",
+        /// `perft_merge`.
+        PerftMerge = "perft" / "perft_merge",
+        /// `perft_counts`.
+        PerftCounts = "perft" / "perft_counts",
+        /// `replay_moves`.
+        ReplayMoves = "replay" / "replay_moves",
+        /// `replay_verdicts`.
+        ReplayVerdicts = "replay" / "replay_verdicts",
+        /// `replay_next`.
+        ReplayNext = "replay" / "replay_next",
+    }
+}
 
-/// The stages that turn `positions` + `pieces` into `legal_moves`.
-pub const LEGAL: &[&str] = &[
-    "placed",
-    "boards",
-    "pseudo_moves",
-    "threats",
-    "castling",
-    "legal_moves",
-];
+/// The input tables, filled by the caller (schemas in [`tables`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum InputTable {
+    /// `positions`: one row per position ([`tables::positions_schema`]).
+    Positions,
+    /// `pieces`: one row per piece ([`tables::pieces_schema`]).
+    Pieces,
+    /// `chosen_moves`: moves to apply ([`tables::chosen_moves_schema`]).
+    ChosenMoves,
+    /// `tokens`: one lexed move token per position ([`tables::tokens_schema`]).
+    Tokens,
+    /// `perft_nodes`: the nodes of a perft level ([`tables::perft_nodes_schema`]).
+    PerftNodes,
+    /// `replay_states`: one row per game being replayed ([`tables::replay_states_schema`]).
+    ReplayStates,
+}
+
+impl InputTable {
+    /// Every input table.
+    pub const ALL: &'static [InputTable] = &[
+        InputTable::Positions,
+        InputTable::Pieces,
+        InputTable::ChosenMoves,
+        InputTable::Tokens,
+        InputTable::PerftNodes,
+        InputTable::ReplayStates,
+    ];
+
+    /// Its name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            InputTable::Positions => "positions",
+            InputTable::Pieces => "pieces",
+            InputTable::ChosenMoves => "chosen_moves",
+            InputTable::Tokens => "tokens",
+            InputTable::PerftNodes => "perft_nodes",
+            InputTable::ReplayStates => "replay_states",
+        }
+    }
+
+    /// Its Arrow schema.
+    pub fn schema(self) -> datafusion::arrow::datatypes::SchemaRef {
+        match self {
+            InputTable::Positions => tables::positions_schema(),
+            InputTable::Pieces => tables::pieces_schema(),
+            InputTable::ChosenMoves => tables::chosen_moves_schema(),
+            InputTable::Tokens => tables::tokens_schema(),
+            InputTable::PerftNodes => tables::perft_nodes_schema(),
+            InputTable::ReplayStates => tables::replay_states_schema(),
+        }
+    }
+}
+
+/// Any table of the pipeline: an input table, a static table or a stage's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Table {
+    /// An input table.
+    Input(InputTable),
+    /// A static table.
+    Static(StaticTable),
+    /// A stage's table.
+    Stage(Stage),
+}
+
+impl Table {
+    /// Its name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Table::Input(t) => t.name(),
+            Table::Static(t) => t.name(),
+            Table::Stage(t) => t.name(),
+        }
+    }
+}
+
+impl From<InputTable> for Table {
+    fn from(t: InputTable) -> Table {
+        Table::Input(t)
+    }
+}
+
+impl From<StaticTable> for Table {
+    fn from(t: StaticTable) -> Table {
+        Table::Static(t)
+    }
+}
+
+impl From<Stage> for Table {
+    fn from(t: Stage) -> Table {
+        Table::Stage(t)
+    }
+}
+
+impl FromStr for Table {
+    type Err = Error;
+
+    /// By name. Errors: [`Error::UnknownStage`].
+    fn from_str(s: &str) -> Result<Self, Error> {
+        if let Some(t) = InputTable::ALL.iter().find(|t| t.name() == s) {
+            return Ok(Table::Input(*t));
+        }
+        if let Ok(t) = s.parse::<StaticTable>() {
+            return Ok(Table::Static(t));
+        }
+        Ok(Table::Stage(s.parse::<Stage>()?))
+    }
+}
+
+/// A workflow: a named list of stages run in that order, after the workflows it needs
+/// (whose stages' tables it reads). Checked when a [`Pipeline`] starts: each stage reads
+/// only input tables, static tables, stages of the workflows in `after` and earlier stages
+/// of its own list ([`Pipeline::check`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Workflow {
+    /// Its name (the `plans/` folder of its stages).
+    pub name: &'static str,
+    /// The workflows whose tables it reads, run before it.
+    pub after: &'static [Workflow],
+    /// Its stages, in the order they run.
+    pub stages: &'static [Stage],
+}
+
+impl Workflow {
+    /// The stages of the workflows in `after` (depth first, each once), then its own: the
+    /// order in which the tables its stages read are produced.
+    pub fn sequence(&self) -> Vec<Stage> {
+        let mut out: Vec<Stage> = vec![];
+        for w in self.after {
+            for s in w.sequence() {
+                if !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+        for s in self.stages {
+            if !out.contains(s) {
+                out.push(*s);
+            }
+        }
+        out
+    }
+}
+
+/// The stages that turn `positions` + `pieces` into `legal_moves` (FIDE Laws art. 3).
+pub const LEGAL: Workflow = Workflow {
+    name: "legal",
+    after: &[],
+    stages: &[
+        Stage::Placed,
+        Stage::Boards,
+        Stage::PseudoMoves,
+        Stage::Threats,
+        Stage::Castling,
+        Stage::LegalMoves,
+    ],
+};
 
 /// The stages that apply `chosen_moves` to `positions` + `pieces`.
-pub const APPLY: &[&str] = &["next_positions", "next_pieces"];
+pub const APPLY: Workflow = Workflow {
+    name: "apply",
+    after: &[],
+    stages: &[Stage::NextPositions, Stage::NextPieces],
+};
 
+/// SAN with check and mate: the checking moves, their positions' replies (after
+/// [`APPLY`] and [`LEGAL`] again), the flags and the notation.
+pub const NOTATION: Workflow = Workflow {
+    name: "notation",
+    after: &[LEGAL, APPLY],
+    stages: &[
+        Stage::KingLines,
+        Stage::MoveChecks,
+        Stage::CheckingMoves,
+        Stage::ReplyCounts,
+        Stage::MoveFlags,
+        Stage::San,
+    ],
+};
+
+/// Position keys and status (check, legal moves, material), the side-flipped positions and
+/// the set-up checks.
+pub const STATUS: Workflow = Workflow {
+    name: "status",
+    after: &[LEGAL],
+    stages: &[
+        Stage::PositionKeys,
+        Stage::PositionStatus,
+        Stage::FlippedPositions,
+        Stage::SetupChecks,
+    ],
+};
+
+/// Resolving move tokens among the legal moves.
+pub const TOKENS: Workflow = Workflow {
+    name: "tokens",
+    after: &[LEGAL],
+    stages: &[Stage::TokenMatches, Stage::TokenVerdicts, Stage::TokenMoves],
+};
+
+/// One perft level: the moves, the children, merged by position key, and the leaf counts.
+pub const PERFT: Workflow = Workflow {
+    name: "perft",
+    after: &[LEGAL, APPLY, STATUS],
+    stages: &[
+        Stage::PerftMoves,
+        Stage::PerftChildren,
+        Stage::PerftMerge,
+        Stage::PerftCounts,
+    ],
+};
+
+/// One ply of replay: the token's moves, their verdicts and the states after them.
+pub const REPLAY: Workflow = Workflow {
+    name: "replay",
+    after: &[],
+    stages: &[Stage::ReplayMoves, Stage::ReplayVerdicts, Stage::ReplayNext],
+};
+
+/// Every workflow; each stage is in exactly one.
+pub const WORKFLOWS: &[Workflow] = &[LEGAL, APPLY, NOTATION, STATUS, TOKENS, PERFT, REPLAY];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_stage_is_in_one_workflow_of_its_folder() {
+        for s in Stage::ALL {
+            let of: Vec<&Workflow> = WORKFLOWS.iter().filter(|w| w.stages.contains(s)).collect();
+            assert_eq!(of.len(), 1, "{s}");
+            assert_eq!(of[0].name, s.folder(), "{s}");
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for s in Stage::ALL {
+            assert_eq!(s.name().parse::<Stage>().ok(), Some(*s));
+            assert_eq!(s.path(), format!("plans/{}/{}.sql", s.folder(), s.name()));
+        }
+        for t in InputTable::ALL {
+            assert_eq!(t.name().parse::<Table>().ok(), Some(Table::Input(*t)));
+        }
+        assert_eq!(
+            "squares".parse::<Table>().ok(),
+            Some(StaticTable::Squares.into())
+        );
+        assert_eq!("san".parse::<Table>().ok(), Some(Stage::San.into()));
+        assert!(matches!(
+            "no_such_stage".parse::<Stage>(),
+            Err(Error::UnknownStage(s)) if s == "no_such_stage"
+        ));
+    }
+
+    #[test]
+    fn sequence_puts_needed_workflows_first() {
+        let seq = PERFT.sequence();
+        assert_eq!(&seq[..6], LEGAL.stages);
+        assert_eq!(&seq[6..8], APPLY.stages);
+        assert_eq!(seq.last(), Some(&Stage::PerftCounts));
+        assert_eq!(seq.len(), 6 + 2 + 4 + 4);
+    }
+}

@@ -26,14 +26,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, BooleanBuilder, Int32Array, Int32Builder, RecordBatch,
+    Array, ArrayRef, BooleanArray, BooleanBuilder, Int32Array, Int32Builder, RecordBatch,
     StringArray, StringBuilder, UInt64Array, UInt64Builder,
 };
-use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef, UInt64Type};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use crate::error::{Error, Result};
 use crate::chess::fen::{CastlingRights, Color, Piece, Role, Setup};
 use crate::chess::san::SanToken;
+use crate::error::{Error, Result};
 
 fn schema(fields: &[(&str, DataType)]) -> SchemaRef {
     Arc::new(Schema::new(
@@ -142,14 +142,10 @@ const SET_COLUMNS: [&str; 8] = [
 
 /// The input tables the pipeline registers, with their schemas.
 pub fn input_schemas() -> Vec<(&'static str, SchemaRef)> {
-    vec![
-        ("positions", positions_schema()),
-        ("pieces", pieces_schema()),
-        ("chosen_moves", chosen_moves_schema()),
-        ("tokens", tokens_schema()),
-        ("perft_nodes", perft_nodes_schema()),
-        ("replay_states", replay_states_schema()),
-    ]
+    super::InputTable::ALL
+        .iter()
+        .map(|t| (t.name(), t.schema()))
+        .collect()
 }
 
 fn color_str(c: Color) -> &'static str {
@@ -251,7 +247,8 @@ fn position_columns(setups: &[(u64, &Setup)]) -> Vec<ArrayRef> {
     columns
 }
 
-/// A column of a batch by name, as a typed array. Errors: [`Error::Schema`].
+/// A column of a batch by name, as a typed array (no cast: see
+/// [`crate::session::read`] for reads that cast). Errors: [`Error::Schema`].
 pub fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T> {
     batch
         .column_by_name(name)
@@ -266,8 +263,8 @@ pub fn batches_to_setups(
 ) -> Result<BTreeMap<u64, Setup>> {
     let mut out = read_positions(positions)?;
     for b in pieces {
-        let id = b.column(0).as_primitive::<UInt64Type>();
-        let sq = b.column(1).as_primitive::<Int32Type>();
+        let id: &UInt64Array = column(b, "position_id")?;
+        let sq: &Int32Array = column(b, "square")?;
         let color: &StringArray = column(b, "color")?;
         let piece: &StringArray = column(b, "piece")?;
         for i in 0..b.num_rows() {
@@ -294,7 +291,7 @@ pub fn batches_to_setups(
 pub fn states_to_setups(states: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
     let mut out = read_positions(states)?;
     for b in states {
-        let id = b.column(0).as_primitive::<UInt64Type>();
+        let id: &UInt64Array = column(b, "position_id")?;
         let sets: Vec<&UInt64Array> = SET_COLUMNS
             .iter()
             .map(|n| column::<UInt64Array>(b, n))
@@ -338,7 +335,7 @@ pub fn castling_columns(b: &RecordBatch) -> Result<[&BooleanArray; 4]> {
 fn read_positions(positions: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
     let mut out = BTreeMap::new();
     for b in positions {
-        let id = b.column(0).as_primitive::<UInt64Type>();
+        let id: &UInt64Array = column(b, "position_id")?;
         let side: &StringArray = column(b, "side_to_move")?;
         let [wk, wq, bk, bq] = castling_columns(b)?;
         let ep: &Int32Array = column(b, "ep_square")?;
@@ -448,15 +445,13 @@ pub fn tokens_to_batch(tokens: &[(u64, &SanToken)]) -> Result<RecordBatch> {
     )?)
 }
 
-/// Keeps the rows whose `position_id` (first column) satisfies `keep`.
+/// Keeps the rows whose `position_id` satisfies `keep`. Errors: [`Error::Schema`] if a
+/// batch has no UInt64 column `position_id`.
 pub fn filter_ids(batches: &[RecordBatch], keep: impl Fn(u64) -> bool) -> Result<Vec<RecordBatch>> {
     batches
         .iter()
         .map(|b| {
-            let ids: &UInt64Array =
-                b.column(0).as_any().downcast_ref().ok_or_else(|| {
-                    Error::Schema("first column is not a UInt64 position_id".into())
-                })?;
+            let ids: &UInt64Array = column(b, "position_id")?;
             let mask: BooleanArray = ids.iter().map(|v| Some(v.is_some_and(&keep))).collect();
             Ok(datafusion::arrow::compute::filter_record_batch(b, &mask)?)
         })

@@ -18,19 +18,19 @@
 use std::collections::{BTreeMap, HashMap};
 
 use datafusion::arrow::array::{
-    Array, AsArray, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray,
+    Array, AsArray, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
 };
 use datafusion::arrow::datatypes::UInt64Type;
 
-use crate::engine::Engine;
-use crate::error::{Error, Result};
 use crate::chess::fen::{Color, Setup};
-use crate::pgn::RawGame;
-use crate::stages::{APPLY, LEGAL};
 use crate::chess::outcome::{History, Key};
-use crate::engine::replay::replay;
 use crate::chess::san::{SanToken, parse_san};
+use crate::engine::Engine;
+use crate::engine::replay::replay;
+use crate::error::{Error, Result};
+use crate::pgn::RawGame;
 use crate::stages::tables::{self, column};
+use crate::stages::{APPLY, InputTable, LEGAL, Stage};
 
 /// Error kinds of a game report (`error_kind` column).
 pub mod kind {
@@ -247,10 +247,10 @@ pub async fn validate_games_with(
         .collect();
     if !fen_games.is_empty() {
         let (positions, pieces) = tables::setups_to_batches(&fen_games)?;
-        p.set_table("positions", vec![positions]).await?;
-        p.set_table("pieces", vec![pieces]).await?;
+        p.set_table(InputTable::Positions, vec![positions]).await?;
+        p.set_table(InputTable::Pieces, vec![pieces]).await?;
         p.run_all(LEGAL).await?;
-        let bad = setup_errors(&p.run("setup_checks").await?)?;
+        let bad = setup_errors(&p.run(Stage::SetupChecks).await?)?;
         for (id, msg) in &bad {
             let r = &mut reports[*id as usize];
             set_error(
@@ -281,15 +281,17 @@ pub async fn validate_games_with(
     }
     let pairs: Vec<(u64, &Setup)> = live.iter().map(|l| (l.id, &l.position)).collect();
     let (positions, pieces) = tables::setups_to_batches(&pairs)?;
-    p.set_table("positions", vec![positions]).await?;
-    p.set_table("pieces", vec![pieces]).await?;
+    p.set_table(InputTable::Positions, vec![positions]).await?;
+    p.set_table(InputTable::Pieces, vec![pieces]).await?;
 
     while !live.is_empty() {
         p.run_all(LEGAL).await?;
-        p.run("position_keys").await?;
-        let status = read_status(&p.run("position_status").await?)?;
-        let current =
-            tables::batches_to_setups(&p.table("positions").await?, &p.table("pieces").await?)?;
+        p.run(Stage::PositionKeys).await?;
+        let status = read_status(&p.run(Stage::PositionStatus).await?)?;
+        let current = tables::batches_to_setups(
+            &p.table(InputTable::Positions).await?,
+            &p.table(InputTable::Pieces).await?,
+        )?;
         let mut tokens: Vec<(u64, SanToken)> = vec![];
         let mut finished: Vec<u64> = vec![];
         for l in live.iter_mut() {
@@ -344,18 +346,18 @@ pub async fn validate_games_with(
         let index: HashMap<u64, usize> = live.iter().enumerate().map(|(i, l)| (l.id, i)).collect();
         if !tokens.is_empty() {
             let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
-            p.set_table("tokens", vec![tables::tokens_to_batch(&pairs)?])
+            p.set_table(InputTable::Tokens, vec![tables::tokens_to_batch(&pairs)?])
                 .await?;
-            p.run("token_matches").await?;
-            let verdicts = read_verdicts(&p.run("token_verdicts").await?)?;
-            let moves = p.run("token_moves").await?;
+            p.run(Stage::TokenMatches).await?;
+            let verdicts = read_verdicts(&p.run(Stage::TokenVerdicts).await?)?;
+            let moves = p.run(Stage::TokenMoves).await?;
             let flags = move_flags(&moves)?;
             let named = if options.plies {
                 chosen_notation(engine, &moves).await?
             } else {
                 HashMap::new()
             };
-            p.set_table("chosen_moves", moves).await?;
+            p.set_table(InputTable::ChosenMoves, moves).await?;
             p.run_all(APPLY).await?;
             let mut unmatched: Vec<u64> = vec![];
             for (id, t) in &tokens {
@@ -446,12 +448,13 @@ pub async fn validate_games_with(
             let finished: std::collections::HashSet<u64> = finished.into_iter().collect();
             live.retain(|l| !finished.contains(&l.id));
             let keep: std::collections::HashSet<u64> = live.iter().map(|l| l.id).collect();
-            let positions =
-                tables::filter_ids(&p.table("next_positions").await?, |id| keep.contains(&id))?;
+            let positions = tables::filter_ids(&p.table(Stage::NextPositions).await?, |id| {
+                keep.contains(&id)
+            })?;
             let pieces =
-                tables::filter_ids(&p.table("next_pieces").await?, |id| keep.contains(&id))?;
-            p.set_table("positions", positions).await?;
-            p.set_table("pieces", pieces).await?;
+                tables::filter_ids(&p.table(Stage::NextPieces).await?, |id| keep.contains(&id))?;
+            p.set_table(InputTable::Positions, positions).await?;
+            p.set_table(InputTable::Pieces, pieces).await?;
         } else {
             let finished: std::collections::HashSet<u64> = finished.into_iter().collect();
             live.retain(|l| !finished.contains(&l.id));
@@ -569,7 +572,7 @@ async fn chosen_notation(engine: &Engine, moves: &[RecordBatch]) -> Result<HashM
     let p = engine.pipeline();
     let mut chosen: HashMap<u64, i32> = HashMap::new();
     for b in moves {
-        let id = b.column(0).as_primitive::<UInt64Type>();
+        let id: &UInt64Array = column(b, "position_id")?;
         let code: &Int32Array = column(b, "move_code")?;
         let null: &BooleanArray = column(b, "is_null")?;
         for i in 0..b.num_rows() {
@@ -581,10 +584,10 @@ async fn chosen_notation(engine: &Engine, moves: &[RecordBatch]) -> Result<HashM
     if chosen.is_empty() {
         return Ok(HashMap::new());
     }
-    p.set_table("move_flags", vec![]).await?;
+    p.set_table(Stage::MoveFlags, vec![]).await?;
     let mut out = HashMap::with_capacity(chosen.len());
-    for b in &p.run("san").await? {
-        let id = b.column(0).as_primitive::<UInt64Type>();
+    for b in &p.run(Stage::San).await? {
+        let id: &UInt64Array = column(b, "position_id")?;
         let code: &Int32Array = column(b, "move_code")?;
         let uci: &StringArray = column(b, "uci")?;
         let san: &StringArray = column(b, "san")?;
@@ -626,7 +629,7 @@ fn fen_of(setup: &Setup, st: &Status) -> String {
 async fn keep_ids(engine: &Engine, live: &[Live]) -> Result<()> {
     let p = engine.pipeline();
     let keep: std::collections::HashSet<u64> = live.iter().map(|l| l.id).collect();
-    for name in ["positions", "pieces"] {
+    for name in [InputTable::Positions, InputTable::Pieces] {
         let kept = tables::filter_ids(&p.table(name).await?, |id| keep.contains(&id))?;
         p.set_table(name, kept).await?;
     }
@@ -638,15 +641,15 @@ async fn keep_ids(engine: &Engine, live: &[Live]) -> Result<()> {
 /// token resolution again. The tables `positions`/`pieces` are left as `flipped_*`.
 async fn wrong_side(engine: &Engine, ids: &[u64]) -> Result<Vec<u64>> {
     let p = engine.pipeline();
-    let tokens = tables::filter_ids(&p.table("tokens").await?, |id| ids.contains(&id))?;
-    p.set_table("tokens", tokens).await?;
-    let positions = p.run("flipped_positions").await?;
-    let pieces = tables::filter_ids(&p.table("pieces").await?, |id| ids.contains(&id))?;
-    p.set_table("positions", positions).await?;
-    p.set_table("pieces", pieces).await?;
+    let tokens = tables::filter_ids(&p.table(InputTable::Tokens).await?, |id| ids.contains(&id))?;
+    p.set_table(InputTable::Tokens, tokens).await?;
+    let positions = p.run(Stage::FlippedPositions).await?;
+    let pieces = tables::filter_ids(&p.table(InputTable::Pieces).await?, |id| ids.contains(&id))?;
+    p.set_table(InputTable::Positions, positions).await?;
+    p.set_table(InputTable::Pieces, pieces).await?;
     p.run_all(LEGAL).await?;
-    p.run("token_matches").await?;
-    let verdicts = read_verdicts(&p.run("token_verdicts").await?)?;
+    p.run(Stage::TokenMatches).await?;
+    let verdicts = read_verdicts(&p.run(Stage::TokenVerdicts).await?)?;
     Ok(verdicts
         .into_iter()
         .filter(|(_, (n, _))| *n == 1)
@@ -726,7 +729,7 @@ fn finish(r: &mut GameReport, l: &Live, st: &Status, setup: Option<&Setup>) {
 fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Status>> {
     let mut out = HashMap::new();
     for b in batches {
-        let id = b.column(0).as_primitive::<UInt64Type>();
+        let id: &UInt64Array = column(b, "position_id")?;
         let n: &Int64Array = column(b, "n_legal")?;
         let check: &BooleanArray = column(b, "in_check")?;
         let wi: &BooleanArray = column(b, "white_insufficient")?;
@@ -777,7 +780,7 @@ fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Status>> {
 fn read_verdicts(batches: &[RecordBatch]) -> Result<BTreeMap<u64, (i64, bool)>> {
     let mut out = BTreeMap::new();
     for b in batches {
-        let id = b.column(0).as_primitive::<UInt64Type>();
+        let id: &UInt64Array = column(b, "position_id")?;
         let n: &Int64Array = column(b, "n_matches")?;
         let has: &BooleanArray = column(b, "has_piece")?;
         for i in 0..b.num_rows() {
@@ -791,7 +794,7 @@ fn read_verdicts(batches: &[RecordBatch]) -> Result<BTreeMap<u64, (i64, bool)>> 
 fn move_flags(batches: &[RecordBatch]) -> Result<HashMap<u64, bool>> {
     let mut out = HashMap::new();
     for b in batches {
-        let id = b.column(0).as_primitive::<UInt64Type>();
+        let id: &UInt64Array = column(b, "position_id")?;
         let piece: &StringArray = column(b, "piece")?;
         let captured: &StringArray = column(b, "captured")?;
         for i in 0..b.num_rows() {
@@ -805,7 +808,7 @@ fn move_flags(batches: &[RecordBatch]) -> Result<HashMap<u64, bool>> {
 fn setup_errors(batches: &[RecordBatch]) -> Result<HashMap<u64, String>> {
     let mut out = HashMap::new();
     for b in batches {
-        let id = b.column(0).as_primitive::<UInt64Type>();
+        let id: &UInt64Array = column(b, "position_id")?;
         let msg: &StringArray = column(b, "message")?;
         for i in 0..b.num_rows() {
             out.entry(id.value(i))

@@ -1,0 +1,82 @@
+//! Legal moves with notation (FIDE Laws art. 3; SAN with check and mate) and the attack
+//! checks of set-up positions.
+
+use datafusion::arrow::array::RecordBatch;
+
+use super::Engine;
+use crate::chess::fen::Setup;
+use crate::error::Result;
+use crate::session::read::Row;
+use crate::stages::{InputTable, LEGAL, Stage, Table};
+
+crate::table_row! {
+    /// A row of stage `setup_checks`: why a set-up position cannot occur in a game.
+    struct SetupCheck {
+        position_id: u64,
+        kind: String,
+        message: String,
+    }
+}
+
+impl Engine {
+    /// All legal moves of each position (FIDE Laws art. 3), with notation.
+    ///
+    /// Returns the batches of stage `san`: `position_id: UInt64` (index into `setups`),
+    /// `move_code: Int32`, `color: Utf8`, `piece: Utf8`, `from_sq: Int32`, `to_sq: Int32`
+    /// (0..63, a1 = 0), `promotion: Utf8` (nullable), `captured: Utf8` (nullable),
+    /// `is_capture`, `is_en_passant`, `is_castling: Boolean`, `cap_sq`, `rook_from`,
+    /// `rook_to: Int32` (nullable), `from_name`, `to_name`, `uci`, `san: Utf8`,
+    /// `is_check`, `is_mate: Boolean`.
+    ///
+    /// Checkmate ('#') is found by running the legal-move stages once more on the positions
+    /// after the checking moves. Errors: [`crate::Error::Session`].
+    pub async fn legal_moves(&self, setups: &[Setup]) -> Result<Vec<RecordBatch>> {
+        self.load(setups).await?;
+        self.legal_moves_loaded().await
+    }
+
+    /// [`Engine::legal_moves`] for the positions already loaded.
+    pub async fn legal_moves_loaded(&self) -> Result<Vec<RecordBatch>> {
+        let p = self.pipeline();
+        p.run_all(LEGAL).await?;
+        p.run_stages(&[Stage::KingLines, Stage::MoveChecks]).await?;
+        let mut saved: Vec<(Table, Vec<RecordBatch>)> = vec![];
+        let kept: [Table; 4] = [
+            InputTable::Positions.into(),
+            InputTable::Pieces.into(),
+            Stage::LegalMoves.into(),
+            Stage::MoveChecks.into(),
+        ];
+        for table in kept {
+            saved.push((table, p.table(table).await?));
+        }
+        // replies to the checking moves: none = checkmate
+        let checking = p.run(Stage::CheckingMoves).await?;
+        p.set_table(InputTable::ChosenMoves, checking).await?;
+        self.advance().await?;
+        p.run_all(LEGAL).await?;
+        p.run(Stage::ReplyCounts).await?;
+        for (table, batches) in saved {
+            p.set_table(table, batches).await?;
+        }
+        p.run(Stage::MoveFlags).await?;
+        p.run(Stage::San).await
+    }
+
+    /// Checks set-up positions with the attack rules (stage `setup_checks`): for each setup,
+    /// `None` if it is a position a game can be in, else the kind (`kings_adjacent`,
+    /// `opposite_check`, `too_many_checkers`, `impossible_check`) and a message. The static
+    /// FEN rules are checked by [`Setup::from_fen`].
+    pub async fn check_setups(&self, setups: &[Setup]) -> Result<Vec<Option<(String, String)>>> {
+        self.load(setups).await?;
+        self.pipeline().run_all(LEGAL).await?;
+        let mut out = vec![None; setups.len()];
+        let checks = self.pipeline().run(Stage::SetupChecks).await?;
+        for c in SetupCheck::read_rows(&checks)? {
+            if let Some(slot) = out.get_mut(c.position_id as usize) {
+                slot.get_or_insert((c.kind, c.message));
+            }
+        }
+        Ok(out)
+    }
+}

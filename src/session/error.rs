@@ -1,0 +1,60 @@
+//! Errors of the stage session.
+
+use datafusion::arrow::error::ArrowError;
+use datafusion::error::DataFusionError;
+
+/// Errors of [`crate::session::Session`]: planning, running and filling stage tables.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// A stage's SQL did not plan.
+    #[error("stage {stage}: {source}")]
+    Plan {
+        /// The stage.
+        stage: String,
+        /// DataFusion's error.
+        #[source]
+        source: DataFusionError,
+    },
+    /// A stage of a workflow reads a table that no input, static table or earlier stage of
+    /// the workflow produces.
+    #[error("workflow {workflow}: stage {stage} reads {table}, which is not produced before it")]
+    StageOrder {
+        /// The workflow (a named list of stages).
+        workflow: String,
+        /// The stage.
+        stage: String,
+        /// The table it reads too early.
+        table: String,
+    },
+    /// Batches given for a table do not have the table's columns (matched by name).
+    #[error("table {table}: columns missing {missing:?}, columns not in the table {extra:?}")]
+    Columns {
+        /// The table.
+        table: String,
+        /// Columns of the table the batches lack.
+        missing: Vec<String>,
+        /// Columns of the batches the table lacks.
+        extra: Vec<String>,
+    },
+    /// A column read by name is missing, of a type that cannot be cast to the one asked
+    /// for, or NULL where a value is required.
+    #[error("column {column}: {reason}")]
+    Column {
+        /// The column.
+        column: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// No such table or stage.
+    #[error("unknown table or stage {0:?}")]
+    UnknownTable(String),
+    /// DataFusion failed while executing.
+    #[error(transparent)]
+    DataFusion(#[from] DataFusionError),
+    /// Arrow failed (casting, building batches).
+    #[error(transparent)]
+    Arrow(#[from] ArrowError),
+    /// A lock was poisoned by a panic in another thread.
+    #[error("internal lock poisoned")]
+    Poisoned,
+}

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use datafusion::arrow::array::{ArrayRef, AsArray, RecordBatch, UInt64Array};
 use datafusion::arrow::datatypes::{Float64Type, UInt64Type};
 
-use crate::error::{Error, Result};
-use crate::chess::fen::Setup;
+use crate::error::{Error, Result, TokenError};
+use crate::chess::fen::{FenError, FenField, Setup};
 use crate::session::{Pipeline, PipelineConfig};
 use crate::stages::{APPLY, LEGAL};
 use crate::stages::tables;
@@ -126,12 +126,14 @@ impl Engine {
     /// among all legal moves (`LEGAL`, `token_matches`, `token_verdicts`, `token_moves`,
     /// `APPLY`), which also says why a token is refused.
     ///
-    /// Errors: [`Error::Usage`] when the two slices differ in length; pipeline failures.
+    /// Errors: [`Error::Usage`] when the two slices differ in length; pipeline failures. A
+    /// refused token is not an error of the call: its position's entry is the
+    /// [`TokenError`].
     pub async fn play_tokens(
         &self,
         setups: &[Setup],
         tokens: &[&str],
-    ) -> Result<Vec<std::result::Result<Setup, String>>> {
+    ) -> Result<Vec<std::result::Result<Setup, TokenError>>> {
         if setups.len() != tokens.len() {
             return Err(Error::Usage(format!(
                 "{} positions but {} tokens",
@@ -139,13 +141,13 @@ impl Engine {
                 tokens.len()
             )));
         }
-        let mut out: Vec<std::result::Result<Setup, String>> =
-            vec![Err(String::new()); setups.len()];
+        let mut out: Vec<std::result::Result<Setup, TokenError>> =
+            vec![Err(TokenError::NoLegalMove); setups.len()];
         let mut lexed = vec![];
         for (i, t) in tokens.iter().enumerate() {
             match crate::chess::san::parse_san(t) {
                 Ok((tok, _)) => lexed.push((i as u64, tok)),
-                Err(e) => out[i] = Err(e.to_string()),
+                Err(e) => out[i] = Err(TokenError::Syntax(e)),
             }
         }
         let quick: Vec<(u64, &crate::chess::san::SanToken)> = lexed
@@ -179,7 +181,7 @@ impl Engine {
         &self,
         setups: &[Setup],
         lexed: &[(u64, crate::chess::san::SanToken)],
-        out: &mut [std::result::Result<Setup, String>],
+        out: &mut [std::result::Result<Setup, TokenError>],
     ) -> Result<()> {
         let p = &self.pipeline;
         let pairs: Vec<(u64, &Setup)> = lexed
@@ -207,9 +209,9 @@ impl Engine {
                     && let Some(slot) = out.get_mut(pos)
                 {
                     *slot = Err(if n == 0 {
-                        "no legal move matches".into()
+                        TokenError::NoLegalMove
                     } else {
-                        format!("{n} legal moves match")
+                        TokenError::Ambiguous(n as u64)
                     });
                 }
             }
@@ -228,10 +230,12 @@ impl Engine {
     }
 
     /// Checks set-up positions with the attack rules (stage `setup_checks`): for each setup,
-    /// `None` if it is a position a game can be in, else the kind (`kings_adjacent`,
-    /// `opposite_check`, `too_many_checkers`, `impossible_check`) and a message. The static
-    /// FEN rules are checked by [`Setup::from_fen`].
-    pub async fn check_setups(&self, setups: &[Setup]) -> Result<Vec<Option<(String, String)>>> {
+    /// `None` if it is a position a game can be in, else why not: a [`FenError`] of field
+    /// `position` and kind `kings_adjacent`, `opposite_check`, `too_many_checkers` or
+    /// `impossible_check`. The static FEN rules are checked by [`Setup::from_fen`].
+    ///
+    /// Errors: pipeline failures; [`Error::Internal`] for a kind the stage should not give.
+    pub async fn check_setups(&self, setups: &[Setup]) -> Result<Vec<Option<FenError>>> {
         self.load(setups).await?;
         self.pipeline.run_all(LEGAL).await?;
         let mut out = vec![None; setups.len()];
@@ -240,9 +244,15 @@ impl Engine {
             let kind = b.column(1).as_string::<i32>();
             let msg = b.column(2).as_string::<i32>();
             for i in 0..b.num_rows() {
-                if let Some(slot) = out.get_mut(id.value(i) as usize) {
-                    slot.get_or_insert_with(|| {
-                        (kind.value(i).to_string(), msg.value(i).to_string())
+                if let Some(slot) = out.get_mut(id.value(i) as usize)
+                    && slot.is_none()
+                {
+                    *slot = Some(FenError {
+                        field: FenField::Position,
+                        kind: kind.value(i).parse().map_err(|_| {
+                            Error::Internal(format!("setup_checks kind {:?}", kind.value(i)))
+                        })?,
+                        message: msg.value(i).to_string(),
                     });
                 }
             }

@@ -626,7 +626,7 @@ impl SeedPipeline {
         let t2 = Instant::now();
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         {
-            let mut profile = self.profile.lock().map_err(|_| Error::Poisoned)?;
+            let mut profile = self.profile.lock().map_err(Error::poisoned)?;
             profile.entry(name).or_default().add_run(
                 rows,
                 t1 - t0,
@@ -637,7 +637,7 @@ impl SeedPipeline {
         if self.keep_plans.load(Ordering::Relaxed) {
             self.last_plans
                 .lock()
-                .map_err(|_| Error::Poisoned)?
+                .map_err(Error::poisoned)?
                 .insert(name, physical);
         }
         Ok(batches)
@@ -676,7 +676,7 @@ impl SeedPipeline {
     /// move), `is_castling_black_long`, `is_castling_black_short`,
     /// `is_castling_white_long`, `is_castling_white_short` Boolean.
     ///
-    /// Errors: [`Error::DataFusion`], [`Error::Arrow`], [`Error::Poisoned`].
+    /// Errors: [`Error::DataFusion`], [`Error::Arrow`], [`Error::Internal`].
     pub async fn all_moves(&self) -> Result<Vec<RecordBatch>> {
         self.run_to_stage13().await?;
         self.table("stage13").await
@@ -727,7 +727,7 @@ impl SeedPipeline {
     /// `+stage1` leaves them NULL when they stay unset).
     ///
     /// Errors: [`Error::DataFusion`] (also if binding the parameters fails),
-    /// [`Error::Arrow`], [`Error::Poisoned`].
+    /// [`Error::Arrow`], [`Error::Internal`].
     pub async fn validate_move(&self, mv: &SeedMove) -> Result<Vec<RecordBatch>> {
         self.run_to_stage13().await?;
         let plan = self.validate_move_plan(mv)?;

@@ -189,7 +189,7 @@ impl Pipeline {
                 }
             }
         }
-        *table.data().write().map_err(|_| Error::Poisoned)? = parts;
+        *table.data().write().map_err(Error::poisoned)? = parts;
         Ok(())
     }
 
@@ -197,7 +197,7 @@ impl Pipeline {
     pub async fn table(&self, name: &str) -> Result<Vec<RecordBatch>> {
         let table = self.table_ref(name)?;
         let mut out = vec![];
-        for part in table.data().read().map_err(|_| Error::Poisoned)?.iter() {
+        for part in table.data().read().map_err(Error::poisoned)?.iter() {
             out.extend(part.iter().cloned());
         }
         Ok(out)
@@ -214,7 +214,7 @@ impl Pipeline {
         let cached = self
             .physical
             .lock()
-            .map_err(|_| Error::Poisoned)?
+            .map_err(Error::poisoned)?
             .get(name)
             .cloned();
         let physical = match cached {
@@ -223,7 +223,7 @@ impl Pipeline {
                 let p = self.physical_plan(plan).await?;
                 self.physical
                     .lock()
-                    .map_err(|_| Error::Poisoned)?
+                    .map_err(Error::poisoned)?
                     .insert(name, p.clone());
                 p
             }
@@ -233,7 +233,7 @@ impl Pipeline {
         let t2 = Instant::now();
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         {
-            let mut profile = self.profile.lock().map_err(|_| Error::Poisoned)?;
+            let mut profile = self.profile.lock().map_err(Error::poisoned)?;
             profile.entry(name).or_default().add_run(
                 rows,
                 t1 - t0,
@@ -244,7 +244,7 @@ impl Pipeline {
         if self.keep_plans.load(Ordering::Relaxed) {
             self.last_plans
                 .lock()
-                .map_err(|_| Error::Poisoned)?
+                .map_err(Error::poisoned)?
                 .insert(name, physical);
         }
         self.set_table(name, batches.clone()).await?;

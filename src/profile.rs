@@ -48,6 +48,7 @@ use crate::seed::{self, SEED_STAGES, SeedMove, SeedPipeline, SeedStageKind};
 use crate::session::{Pipeline, StageProfile};
 use crate::stages::STAGES;
 use crate::validate::validate_games;
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 /// Positions in the default workload.
 pub const DEFAULT_POSITIONS: usize = 1000;
@@ -65,16 +66,7 @@ const DEFAULT_FENS: &str = include_str!("../data/positions.fen");
 /// Which pipeline to profile or explain, named `fide` or `seed` ([`PipelineKind::as_str`],
 /// `Display`; `FromStr` reads them).
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    strum::Display,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
+    Debug, Clone, Copy, Default, PartialEq, Eq, Display, EnumString, IntoStaticStr, VariantArray,
 )]
 #[strum(serialize_all = "lowercase")]
 pub enum PipelineKind {

@@ -75,6 +75,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 /// The standard starting position (FIDE Laws, Article 2) in FEN (PGN standard §16.1.2).
 pub const STARTING_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -101,16 +102,7 @@ pub const ENGINE_CHECKED_KINDS: [&str; 5] = [
 /// by [`Setup::from_fen`] but by the engine's set-up checks (stage `setup_checks`; see
 /// [`ENGINE_CHECKED_KINDS`] for their names in `fen_bad.txt`).
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::Display,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Display, EnumString, IntoStaticStr, VariantArray,
 )]
 pub enum FenErrorKind {
     // syntax

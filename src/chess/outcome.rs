@@ -2,21 +2,13 @@
 //! repetition history it needs (FIDE Laws art. 9.2 and 9.6).
 
 use crate::chess::fen::Color;
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 /// Status of the last position of a game (the `final_status` column of a validation
 /// report), written as its `snake_case` name ([`FinalStatus::as_str`], `Display`; `FromStr`
 /// reads it back). [`FinalStatus::of`] decides it.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::Display,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Display, EnumString, IntoStaticStr, VariantArray,
 )]
 pub enum FinalStatus {
     /// The side to move is in check and has no legal move (FIDE art. 5.1.1).

@@ -16,20 +16,11 @@ use datafusion::arrow::error::ArrowError;
 use crate::chess::outcome::FinalStatus;
 use crate::error::{Error, Result};
 use crate::validate::{ErrorKind, GameReport, PlyRow};
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 /// Output formats of report files, named `csv`, `json`, `parquet`, `arrow`
 /// ([`Format::as_str`], `Display`; `FromStr` reads them).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    strum::Display,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Display, EnumString, IntoStaticStr, VariantArray)]
 #[strum(serialize_all = "lowercase")]
 pub enum Format {
     /// Comma-separated values with a header line.

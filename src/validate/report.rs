@@ -6,21 +6,13 @@ use crate::chess::outcome::FinalStatus;
 use crate::pgn::RawGame;
 
 use super::rows::PositionStatus;
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 /// Why a game stopped before the end of its movetext: the `error_kind` column of a game
 /// report (taxonomy of `shared/data/bad/README.md`), written as its `snake_case` name
 /// ([`ErrorKind::as_str`], `Display`; `FromStr` reads it back).
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::Display,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Display, EnumString, IntoStaticStr, VariantArray,
 )]
 pub enum ErrorKind {
     /// The token is not a move (not SAN, UCI or a null move), or the PGN text is broken.

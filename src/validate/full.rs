@@ -176,30 +176,10 @@ impl Run<'_> {
                 r.plies = l.ply as u32;
                 continue;
             }
-            let (kind, why) = if n > 1 {
-                (
-                    ErrorKind::AmbiguousMove,
-                    format!("{n} legal moves match it"),
-                )
-            } else if matches!(t, SanToken::Castle { .. }) {
-                (
-                    ErrorKind::IllegalMove,
-                    "castling is not legal here".to_string(),
-                )
-            } else {
+            let (kind, why, other_side) = refusal(t, n, has_piece);
+            if other_side {
                 unmatched.push(*id);
-                if has_piece {
-                    (
-                        ErrorKind::IllegalMove,
-                        "no legal move matches it".to_string(),
-                    )
-                } else {
-                    (
-                        ErrorKind::NoSuchPiece,
-                        "the side to move has no such piece there".to_string(),
-                    )
-                }
-            };
+            }
             let side = if position.map(|s| s.side_to_move) == Some(Color::Black) {
                 "black"
             } else {
@@ -256,6 +236,38 @@ impl Run<'_> {
             p.set_table(to, kept).await?;
         }
         Ok(())
+    }
+}
+
+/// Why a token that does not stand for exactly one legal move (`n` match; `has_piece`: the
+/// side to move has a piece of its kind where it says) is refused, and whether the other
+/// side might have the move ([`wrong_side`] checks those: all but ambiguous and castling
+/// tokens).
+fn refusal(token: &SanToken, n: i64, has_piece: bool) -> (ErrorKind, String, bool) {
+    if n > 1 {
+        (
+            ErrorKind::AmbiguousMove,
+            format!("{n} legal moves match it"),
+            false,
+        )
+    } else if matches!(token, SanToken::Castle { .. }) {
+        (
+            ErrorKind::IllegalMove,
+            "castling is not legal here".to_string(),
+            false,
+        )
+    } else if has_piece {
+        (
+            ErrorKind::IllegalMove,
+            "no legal move matches it".to_string(),
+            true,
+        )
+    } else {
+        (
+            ErrorKind::NoSuchPiece,
+            "the side to move has no such piece there".to_string(),
+            true,
+        )
     }
 }
 

@@ -3,6 +3,8 @@
 use datafusion::arrow::error::ArrowError;
 use datafusion::error::DataFusionError;
 
+use crate::chess::san::SanError;
+
 /// Errors of sqlchess. Input faults of single games are not errors of the batch: they are
 /// reported per game (see [`crate::validate::GameReport`]).
 #[derive(Debug, thiserror::Error)]
@@ -53,20 +55,35 @@ pub enum Error {
     /// A table's batches do not have the table's columns.
     #[error("schema mismatch: {0}")]
     Schema(String),
-    /// A move given to the API is not legal in its position.
-    #[error("position {position}: {message}")]
-    Move {
-        /// Index of the position in the input.
-        position: usize,
-        /// What is wrong.
-        message: String,
-    },
     /// Bad command-line or API argument.
     #[error("{0}")]
     Usage(String),
-    /// A lock was poisoned by a panic in another thread.
-    #[error("internal lock poisoned")]
-    Poisoned,
+    /// A broken invariant of the crate (a bug, not bad input): a lock poisoned by a panic in
+    /// another thread, a worker thread that panicked, a stage output without a row the code
+    /// relies on. The text says which.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// Why [`crate::Engine::play_tokens`] refused a move token in its position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenError {
+    /// The token is not a move (SAN, UCI, castling or a null move).
+    #[error(transparent)]
+    Syntax(#[from] SanError),
+    /// No legal move of the side to move matches the token.
+    #[error("no legal move matches")]
+    NoLegalMove,
+    /// Several legal moves match the token (SAN without enough disambiguation).
+    #[error("{0} legal moves match")]
+    Ambiguous(u64),
+}
+
+impl Error {
+    /// [`Error::Internal`] for a lock poisoned by a panic in another thread.
+    pub fn poisoned<T>(_: std::sync::PoisonError<T>) -> Error {
+        Error::Internal("lock poisoned by a panic in another thread".into())
+    }
 }
 
 /// Result with [`Error`].

@@ -1,6 +1,7 @@
 //! Profiling and EXPLAIN of the two pipelines: ours (`fide`, [`crate::session`]) and the
-//! seed replica (`seed`, [`crate::seed`]). The code behind `sqlchess profile`,
-//! `sqlchess explain` and `sqlchess validate --profile`.
+//! seed replica (`seed`, [`crate::seed`]): the library side of `sqlchess profile`,
+//! `sqlchess explain` and `sqlchess validate --profile` (workloads, profile reports as tables,
+//! record batches or JSON lines, EXPLAIN text); the command line prints them.
 //!
 //! A profile runs a [`Workload`] and reads the per-stage figures both pipelines record on
 //! every stage run ([`StageProfile`]): runs, output rows, wall time spent creating physical
@@ -22,19 +23,19 @@
 //!   position; games whose FEN tag does not parse are skipped) and those positions run as
 //!   above.
 //!
-//! The default workload is the first [`DEFAULT_POSITIONS`] FENs of
-//! `tests/data/oracle_positions.csv` (288 real-game positions, cycled; compiled into the
-//! binary).
+//! The default workload is the first [`DEFAULT_POSITIONS`] FENs of `data/positions.fen`
+//! (288 real-game positions, cycled; compiled into the library): the `fen` column of
+//! `tests/data/oracle_positions.csv`, whose README says where they come from.
 
 use std::fmt::Write as _;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use datafusion::arrow::array::{ArrayRef, Float64Array, RecordBatch, StringArray, UInt64Array};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::display::DisplayableExecutionPlan;
 
@@ -45,8 +46,9 @@ use crate::io::report::{self, Format};
 use crate::pgn::{PgnReader, RawGame};
 use crate::seed::{self, SEED_STAGES, SeedMove, SeedPipeline, SeedStageKind};
 use crate::session::StageProfile;
-use crate::stages::Stage;
+use crate::stages::{Pipeline, Stage};
 use crate::validate::validate_games;
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 /// Positions in the default workload.
 pub const DEFAULT_POSITIONS: usize = 1000;
@@ -58,11 +60,15 @@ pub const POSITION_BATCH: usize = 1000;
 /// of `sqlchess validate --batch`).
 pub const GAME_BATCH: usize = 2000;
 
-/// `tests/data/oracle_positions.csv`, the source of the default workload.
-const ORACLE_POSITIONS: &str = include_str!("../tests/data/oracle_positions.csv");
+/// `data/positions.fen`, the source of the default workload.
+const DEFAULT_FENS: &str = include_str!("../data/positions.fen");
 
-/// Which pipeline to profile or explain.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+/// Which pipeline to profile or explain, named `fide` or `seed` ([`PipelineKind::as_str`],
+/// `Display`; `FromStr` reads them).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Display, EnumString, IntoStaticStr, VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum PipelineKind {
     /// Ours: the FIDE-exact stages of `plans/` ([`crate::session`]).
     #[default]
@@ -73,11 +79,9 @@ pub enum PipelineKind {
 
 impl PipelineKind {
     /// `"fide"` or `"seed"`.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
-        match self {
-            PipelineKind::Fide => "fide",
-            PipelineKind::Seed => "seed",
-        }
+        self.into()
     }
 }
 
@@ -96,13 +100,12 @@ pub enum Workload {
 }
 
 impl Workload {
-    /// The default workload: the first `n` FENs of `tests/data/oracle_positions.csv`, cycled.
+    /// The default workload: the first `n` FENs of `data/positions.fen`, cycled.
     pub fn default_positions(n: usize) -> Workload {
-        let all =
-            parse_fens(ORACLE_POSITIONS, "tests/data/oracle_positions.csv").unwrap_or_default();
+        let all = parse_fens(DEFAULT_FENS, "data/positions.fen").unwrap_or_default();
         let setups: Vec<Setup> = all.iter().copied().cycle().take(n).collect();
         let source = format!(
-            "{n} positions: tests/data/oracle_positions.csv ({} real-game positions, cycled)",
+            "{n} positions: data/positions.fen ({} real-game positions, cycled)",
             all.len()
         );
         Workload::Positions { setups, source }
@@ -234,6 +237,23 @@ impl ProfileReport {
             wall,
             rows,
         }
+    }
+
+    /// The profile of everything the engines' pipelines have run since they were made (or
+    /// their profiles were reset), summed over engines stage by stage (peak memory: the
+    /// largest), with no workload description and no wall time (`sqlchess validate
+    /// --profile`).
+    pub fn of_engines(engines: &[Engine]) -> ProfileReport {
+        let mut stages: Vec<(String, StageProfile)> = vec![];
+        for engine in engines {
+            for (name, p) in engine.pipeline().profile() {
+                match stages.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, sum)) => sum.merge(&p),
+                    None => stages.push((name, p)),
+                }
+            }
+        }
+        ProfileReport::from_stages(PipelineKind::Fide, String::new(), None, &stages)
     }
 
     /// Planning wall time summed over stages.
@@ -532,54 +552,6 @@ pub async fn run_profile(
     }
 }
 
-/// `sqlchess profile`: builds the workload (`--fens FILE`, PGN files, or the default),
-/// runs it, prints the per-stage table and writes the rows to `json` as JSON lines if given.
-///
-/// Errors: [`Error::Usage`] when both a FEN file and PGN files are given; as
-/// [`run_profile`].
-pub async fn profile_command(
-    engine: &Engine,
-    pipeline: PipelineKind,
-    fens: Option<PathBuf>,
-    pgn: Vec<PathBuf>,
-    json: Option<PathBuf>,
-) -> Result<ExitCode> {
-    let workload = match (fens, pgn.is_empty()) {
-        (Some(_), false) => {
-            return Err(Error::Usage(
-                "give either --fens FILE or PGN files, not both".into(),
-            ));
-        }
-        (Some(path), true) => Workload::fen_file(&path)?,
-        (None, false) => Workload::Games(pgn),
-        (None, true) => Workload::default_positions(DEFAULT_POSITIONS),
-    };
-    let report = run_profile(engine, pipeline, &workload).await?;
-    println!("pipeline {}: {}", pipeline.as_str(), report.input);
-    print!("{}", report.to_table());
-    if let Some(path) = json {
-        report.write_json(&path)?;
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `sqlchess validate --profile`: prints the per-stage table of everything the engines have
-/// run since their pipelines were made (or their profiles were reset), summed over engines
-/// (peak memory: the largest).
-pub fn print_profile(engines: &[Engine]) {
-    let mut stages: Vec<(String, StageProfile)> = vec![];
-    for engine in engines {
-        for (name, p) in engine.pipeline().profile() {
-            match stages.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, sum)) => sum.merge(&p),
-                None => stages.push((name, p)),
-            }
-        }
-    }
-    let report = ProfileReport::from_stages(PipelineKind::Fide, String::new(), None, &stages);
-    print!("{}", report.to_table());
-}
-
 /// The text of `sqlchess explain`: for each stage (one, or all of the pipeline's in order)
 /// its optimised logical plan and its physical plan.
 ///
@@ -605,10 +577,248 @@ pub async fn explain(
     stage: Option<&str>,
     analyze: Option<&Workload>,
 ) -> Result<String> {
-    match pipeline {
-        PipelineKind::Fide => explain_fide(engine, stage, analyze).await,
-        PipelineKind::Seed => explain_seed(engine, stage, analyze).await,
+    let (mut plans, stages) = match pipeline {
+        PipelineKind::Fide => (Plans::Fide(engine.pipeline()), fide_stages(stage)?),
+        PipelineKind::Seed => (
+            Plans::Seed(SeedPipeline::with_partitions(partitions(engine)).await?),
+            seed_stages(stage)?,
+        ),
+    };
+    let mut out = String::new();
+    if analyze.is_some() {
+        plans.keep_last_plans(true);
     }
+    let explained = async {
+        if let Some(workload) = analyze {
+            match &mut plans {
+                Plans::Fide(_) => analyze_fide(engine, workload, &stages, &mut out).await?,
+                Plans::Seed(seed) => analyze_seed(seed, workload, &mut out).await?,
+            }
+        }
+        let profile = plans.profile();
+        for st in &stages {
+            explain_stage(&plans, st, analyze.is_some(), &profile, &mut out).await?;
+        }
+        Ok::<(), Error>(())
+    }
+    .await;
+    if analyze.is_some() {
+        plans.keep_last_plans(false);
+    }
+    explained.map(|()| out)
+}
+
+/// The pipeline [`explain`] reads plans from.
+enum Plans<'a> {
+    /// Ours.
+    Fide(&'a Pipeline),
+    /// A seed replica made for the explanation.
+    Seed(SeedPipeline),
+}
+
+impl Plans<'_> {
+    fn plan(&self, stage: &str) -> Result<&LogicalPlan> {
+        match self {
+            Plans::Fide(p) => Ok(p.session().plan(stage)?),
+            Plans::Seed(seed) => seed.plan(stage),
+        }
+    }
+
+    async fn physical_plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
+        match self {
+            Plans::Fide(p) => Ok(p.session().physical_plan(plan).await?),
+            Plans::Seed(seed) => seed.create_physical_plan(plan).await,
+        }
+    }
+
+    fn last_plan(&self, stage: &str) -> Option<Arc<dyn ExecutionPlan>> {
+        match self {
+            Plans::Fide(p) => p.session().last_plan(stage),
+            Plans::Seed(seed) => seed.last_plan(stage),
+        }
+    }
+
+    fn keep_last_plans(&self, keep: bool) {
+        match self {
+            Plans::Fide(p) => p.keep_last_plans(keep),
+            Plans::Seed(seed) => seed.keep_last_plans(keep),
+        }
+    }
+
+    fn profile(&self) -> Vec<(String, StageProfile)> {
+        match self {
+            Plans::Fide(p) => p.profile(),
+            Plans::Seed(seed) => seed.profile(),
+        }
+    }
+}
+
+/// A stage to explain: its name and, on the seed's pipeline, how it is registered.
+struct Explained {
+    name: String,
+    seed: Option<SeedStageKind>,
+}
+
+/// The stages of our pipeline to explain: `stage` (which must plan), or all in order.
+fn fide_stages(stage: Option<&str>) -> Result<Vec<Explained>> {
+    let names: Vec<&str> = match stage {
+        Some(s) => vec![s.parse::<Stage>()?.name()],
+        None => Stage::ALL.iter().map(|s| s.name()).collect(),
+    };
+    Ok(names
+        .into_iter()
+        .map(|name| Explained {
+            name: name.to_string(),
+            seed: None,
+        })
+        .collect())
+}
+
+/// The seed's stages to explain: `stage` (`legal_moves` stands for `stage13`), or all.
+fn seed_stages(stage: Option<&str>) -> Result<Vec<Explained>> {
+    let stages: Vec<&seed::SeedStage> = match stage {
+        Some(s) => {
+            let s = if s == "legal_moves" { "stage13" } else { s };
+            vec![
+                SEED_STAGES
+                    .iter()
+                    .find(|st| st.name == s)
+                    .ok_or_else(|| Error::UnknownStage(s.to_string()))?,
+            ]
+        }
+        None => SEED_STAGES.iter().collect(),
+    };
+    Ok(stages
+        .into_iter()
+        .map(|st| Explained {
+            name: st.name.to_string(),
+            seed: Some(st.kind),
+        })
+        .collect())
+}
+
+/// Runs `workload` on our pipeline, then once each stage of `stages` it did not run (on
+/// the tables it left).
+async fn analyze_fide(
+    engine: &Engine,
+    workload: &Workload,
+    stages: &[Explained],
+    out: &mut String,
+) -> Result<()> {
+    let p = engine.pipeline();
+    p.reset_profile();
+    run_fide(engine, workload).await?;
+    let _ = writeln!(out, "-- analyzed: {}", workload.describe());
+    for st in Stage::ALL
+        .iter()
+        .filter(|s| stages.iter().any(|e| e.name == s.name()))
+    {
+        if p.last_plan(*st).is_none() {
+            let _ = writeln!(
+                out,
+                "-- stage {st} is not part of the workload: ran once on the tables it left"
+            );
+            p.run(*st).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs the seed's workload: `load_fens` + `all_moves` on the first [`POSITION_BATCH`]
+/// positions of `workload`, then `validate_move` for the first legal move of the first game
+/// that has one.
+async fn analyze_seed(
+    seed: &mut SeedPipeline,
+    workload: &Workload,
+    out: &mut String,
+) -> Result<()> {
+    let setups = seed_positions(workload)?;
+    let chunk = &setups[..setups.len().min(POSITION_BATCH)];
+    seed.load_fens(chunk).await?;
+    let moves = seed.all_moves_uci().await?;
+    let _ = writeln!(
+        out,
+        "-- analyzed: {} (seed: load_fens + all_moves on {} positions)",
+        workload.describe(),
+        chunk.len()
+    );
+    if let Some((game, mv)) = moves
+        .iter()
+        .enumerate()
+        .find_map(|(g, m)| m.first().map(|m| (g, m)))
+    {
+        let mv = seed.move_from_uci(game, mv)?;
+        seed.validate_move(&mv).await?;
+        let _ = writeln!(out, "-- validate_move: {} of game {game}", mv.uci());
+    }
+    Ok(())
+}
+
+/// One stage's part of [`explain`]: heading, logical plan, and the physical plan, as it last
+/// ran (with metrics and the profile's summary line) when `analyzed` and it ran.
+async fn explain_stage(
+    plans: &Plans<'_>,
+    st: &Explained,
+    analyzed: bool,
+    profile: &[(String, StageProfile)],
+    out: &mut String,
+) -> Result<()> {
+    let name = st.name.as_str();
+    match (plans, st.seed) {
+        (Plans::Seed(seed), Some(SeedStageKind::View)) => {
+            let _ = writeln!(out, "== seed stage {name} ({:?})", SeedStageKind::View);
+            let df = seed.context().table(name).await?;
+            let logical = df.clone().into_optimized_plan()?;
+            let physical = df.create_physical_plan().await?;
+            let _ = writeln!(
+                out,
+                "-- logical plan (view, inlined into the stage that reads it)\n{}",
+                logical.display_indent()
+            );
+            let _ = writeln!(
+                out,
+                "-- physical plan (the view alone; it has no run of its own)\n{}",
+                physical_text(physical.as_ref(), false)
+            );
+            return Ok(());
+        }
+        (_, Some(kind)) => {
+            let _ = writeln!(out, "== seed stage {name} ({kind:?})");
+        }
+        (_, None) => {
+            let _ = writeln!(out, "== stage {name}");
+        }
+    }
+    let plan = plans.plan(name)?;
+    let _ = writeln!(out, "-- logical plan\n{}", plan.display_indent());
+    match analyzed.then(|| plans.last_plan(name)).flatten() {
+        Some(physical) => {
+            out.push_str(&summary(
+                profile.iter().find(|(n, _)| n == name).map(|(_, s)| s),
+            ));
+            let _ = writeln!(
+                out,
+                "-- physical plan with metrics (last run)\n{}",
+                physical_text(physical.as_ref(), true)
+            );
+        }
+        None => {
+            let (plan, note) = match plans {
+                Plans::Seed(seed) if st.seed == Some(SeedStageKind::Query) => (
+                    seed.validate_move_plan(&example_move())?,
+                    " (example move bound: white knight g1-f3 of game 0)",
+                ),
+                _ => (plan.clone(), ""),
+            };
+            let physical = plans.physical_plan(&plan).await?;
+            let _ = writeln!(
+                out,
+                "-- physical plan{note}\n{}",
+                physical_text(physical.as_ref(), false)
+            );
+        }
+    }
+    Ok(())
 }
 
 fn physical_text(plan: &dyn ExecutionPlan, metrics: bool) -> String {
@@ -636,78 +846,6 @@ fn summary(p: Option<&StageProfile>) -> String {
     }
 }
 
-async fn explain_fide(
-    engine: &Engine,
-    stage: Option<&str>,
-    analyze: Option<&Workload>,
-) -> Result<String> {
-    let p = engine.pipeline();
-    let names: Vec<Stage> = match stage {
-        Some(s) => vec![s.parse::<Stage>()?],
-        None => Stage::ALL.to_vec(),
-    };
-    let mut out = String::new();
-    if let Some(workload) = analyze {
-        p.reset_profile();
-        p.keep_last_plans(true);
-        let ran = async {
-            run_fide(engine, workload).await?;
-            let _ = writeln!(out, "-- analyzed: {}", workload.describe());
-            for st in Stage::ALL.iter().filter(|s| names.contains(s)) {
-                if p.last_plan(*st).is_none() {
-                    let _ = writeln!(
-                        out,
-                        "-- stage {st} is not part of the workload: ran once on the tables it left"
-                    );
-                    p.run(*st).await?;
-                }
-            }
-            Ok::<(), Error>(())
-        }
-        .await;
-        if let Err(e) = ran {
-            p.keep_last_plans(false);
-            return Err(e);
-        }
-    }
-    let profile = p.profile();
-    for name in names {
-        let plan = p.plan(name)?;
-        let _ = writeln!(
-            out,
-            "== stage {name}\n-- logical plan\n{}",
-            plan.display_indent()
-        );
-        match analyze.and_then(|_| p.last_plan(name)) {
-            Some(physical) => {
-                out.push_str(&summary(
-                    profile
-                        .iter()
-                        .find(|(n, _)| n == name.name())
-                        .map(|(_, s)| s),
-                ));
-                let _ = writeln!(
-                    out,
-                    "-- physical plan with metrics (last run)\n{}",
-                    physical_text(physical.as_ref(), true)
-                );
-            }
-            None => {
-                let physical = p.physical_plan(plan).await?;
-                let _ = writeln!(
-                    out,
-                    "-- physical plan\n{}",
-                    physical_text(physical.as_ref(), false)
-                );
-            }
-        }
-    }
-    if analyze.is_some() {
-        p.keep_last_plans(false);
-    }
-    Ok(out)
-}
-
 /// The example move bound into `validate_move` when it is explained without a run: the
 /// white knight g1-f3 of game 0.
 fn example_move() -> SeedMove {
@@ -721,120 +859,4 @@ fn example_move() -> SeedMove {
         to_x: 6,
         to_y: 3,
     }
-}
-
-async fn explain_seed(
-    engine: &Engine,
-    stage: Option<&str>,
-    analyze: Option<&Workload>,
-) -> Result<String> {
-    let stages: Vec<&seed::SeedStage> = match stage {
-        Some(s) => {
-            let s = if s == "legal_moves" { "stage13" } else { s };
-            vec![
-                SEED_STAGES
-                    .iter()
-                    .find(|st| st.name == s)
-                    .ok_or_else(|| Error::UnknownStage(s.to_string()))?,
-            ]
-        }
-        None => SEED_STAGES.iter().collect(),
-    };
-    let mut seed = SeedPipeline::with_partitions(partitions(engine)).await?;
-    let mut out = String::new();
-    if let Some(workload) = analyze {
-        seed.keep_last_plans(true);
-        let setups = seed_positions(workload)?;
-        let chunk = &setups[..setups.len().min(POSITION_BATCH)];
-        seed.load_fens(chunk).await?;
-        let moves = seed.all_moves_uci().await?;
-        let _ = writeln!(
-            out,
-            "-- analyzed: {} (seed: load_fens + all_moves on {} positions)",
-            workload.describe(),
-            chunk.len()
-        );
-        if let Some((game, mv)) = moves
-            .iter()
-            .enumerate()
-            .find_map(|(g, m)| m.first().map(|m| (g, m)))
-        {
-            let mv = seed.move_from_uci(game, mv)?;
-            seed.validate_move(&mv).await?;
-            let _ = writeln!(out, "-- validate_move: {} of game {game}", mv.uci());
-        }
-    }
-    let profile = seed.profile();
-    for st in stages {
-        let _ = writeln!(out, "== seed stage {} ({:?})", st.name, st.kind);
-        match st.kind {
-            SeedStageKind::View => {
-                let df = seed.context().table(st.name).await?;
-                let logical = df.clone().into_optimized_plan()?;
-                let physical = df.create_physical_plan().await?;
-                let _ = writeln!(
-                    out,
-                    "-- logical plan (view, inlined into the stage that reads it)\n{}",
-                    logical.display_indent()
-                );
-                let _ = writeln!(
-                    out,
-                    "-- physical plan (the view alone; it has no run of its own)\n{}",
-                    physical_text(physical.as_ref(), false)
-                );
-            }
-            SeedStageKind::Table | SeedStageKind::Query => {
-                let plan = seed.plan(st.name)?;
-                let _ = writeln!(out, "-- logical plan\n{}", plan.display_indent());
-                match analyze.and_then(|_| seed.last_plan(st.name)) {
-                    Some(physical) => {
-                        out.push_str(&summary(
-                            profile.iter().find(|(n, _)| n == st.name).map(|(_, s)| s),
-                        ));
-                        let _ = writeln!(
-                            out,
-                            "-- physical plan with metrics (last run)\n{}",
-                            physical_text(physical.as_ref(), true)
-                        );
-                    }
-                    None => {
-                        let (plan, note) = if st.kind == SeedStageKind::Query {
-                            (
-                                seed.validate_move_plan(&example_move())?,
-                                " (example move bound: white knight g1-f3 of game 0)",
-                            )
-                        } else {
-                            (plan.clone(), "")
-                        };
-                        let physical = seed.create_physical_plan(&plan).await?;
-                        let _ = writeln!(
-                            out,
-                            "-- physical plan{note}\n{}",
-                            physical_text(physical.as_ref(), false)
-                        );
-                    }
-                }
-            }
-        }
-    }
-    seed.keep_last_plans(false);
-    Ok(out)
-}
-
-/// `sqlchess explain`: prints [`explain`] for one stage or all; with `analyze` on the
-/// default workload ([`DEFAULT_POSITIONS`] positions).
-///
-/// Errors: as [`explain`].
-pub async fn explain_command(
-    engine: &Engine,
-    pipeline: PipelineKind,
-    stage: Option<String>,
-    analyze: bool,
-) -> Result<ExitCode> {
-    let workload = analyze.then(|| Workload::default_positions(DEFAULT_POSITIONS));
-    print!(
-        "{}",
-        explain(engine, pipeline, stage.as_deref(), workload.as_ref()).await?
-    );
-    Ok(ExitCode::SUCCESS)
 }

@@ -13,8 +13,11 @@ use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 use sqlchess::PipelineConfig;
+use sqlchess::chess::outcome::FinalStatus;
 use sqlchess::pgn::PgnReader;
-use sqlchess::validate::{PlyRow, ValidateOptions, Validator, validate_games, validate_games_with};
+use sqlchess::validate::{
+    ErrorKind, PlyRow, ValidateOptions, Validator, validate_games, validate_games_with,
+};
 
 /// One row of the per-ply CSV, as written.
 #[derive(Debug, Clone)]
@@ -363,7 +366,11 @@ fn result_consistent_on_pgn_extract_fixresulttags() {
         } else {
             ("ongoing", true)
         };
-        assert_eq!(r.final_status.as_deref(), Some(status), "{r:?}");
+        assert_eq!(
+            r.final_status.map(FinalStatus::as_str),
+            Some(status),
+            "{r:?}"
+        );
         assert_eq!(r.result_consistent, want, "{r:?}");
         assert_eq!(
             r.final_fen.as_deref(),
@@ -375,7 +382,10 @@ fn result_consistent_on_pgn_extract_fixresulttags() {
         );
         consistent.push((
             r.result.clone(),
-            r.final_status.clone().unwrap_or_default(),
+            r.final_status
+                .map(FinalStatus::as_str)
+                .unwrap_or_default()
+                .to_string(),
             r.result_consistent,
         ));
     }
@@ -404,7 +414,7 @@ fn result_consistent_when_the_result_tag_agrees() {
     let reports = rt().block_on(async { common::validate_text(&engine().await, pgn).await });
     let got: Vec<(Option<&str>, bool)> = reports
         .iter()
-        .map(|r| (r.final_status.as_deref(), r.result_consistent))
+        .map(|r| (r.final_status.map(FinalStatus::as_str), r.result_consistent))
         .collect();
     assert_eq!(
         got,
@@ -448,7 +458,13 @@ fn replay_agrees_with_the_full_legal_move_stages() {
     assert_eq!(replayed, full);
     let outcome: Vec<(u32, Option<u32>, Option<&str>)> = replayed
         .iter()
-        .map(|r| (r.plies, r.first_illegal_ply, r.error_kind.as_deref()))
+        .map(|r| {
+            (
+                r.plies,
+                r.first_illegal_ply,
+                r.error_kind.map(ErrorKind::as_str),
+            )
+        })
         .collect();
     assert_eq!(
         outcome,

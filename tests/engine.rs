@@ -4,6 +4,8 @@ mod common;
 use common::*;
 
 use sqlchess::Setup;
+use sqlchess::chess::outcome::FinalStatus;
+use sqlchess::validate::ErrorKind;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
@@ -149,12 +151,14 @@ fn engine_rejects_impossible_setups() {
             let cols: Vec<&str> = line.split('\t').collect();
             let (fen, kind) = (cols[0], cols[2]);
             match Setup::from_fen(fen) {
-                Err(err) => assert_eq!(err.kind, kind, "{fen}"),
+                Err(err) => assert_eq!(err.kind.as_str(), kind, "{fen}"),
                 Ok(s) => {
                     let verdict = e.check_setups(&[s]).await.expect("setup checks");
-                    let (got, _) = verdict[0]
+                    let got = verdict[0]
                         .clone()
-                        .unwrap_or_else(|| panic!("{fen} ({kind}) accepted"));
+                        .unwrap_or_else(|| panic!("{fen} ({kind}) accepted"))
+                        .kind
+                        .as_str();
                     let want = if kind.starts_with("opposite_check") {
                         "opposite_check"
                     } else {
@@ -206,7 +210,7 @@ fn sample_games_match_python_chess() {
             (&row[1], &row[2], &row[3], &row[4], &row[5]);
         if variant != "standard" {
             assert_eq!(
-                r.error_kind.as_deref(),
+                r.error_kind.map(ErrorKind::as_str),
                 Some("unsupported_variant"),
                 "{r:?}"
             );
@@ -232,7 +236,7 @@ fn sample_games_match_python_chess() {
             r.game_index
         );
         assert_eq!(
-            r.final_status.as_deref(),
+            r.final_status.map(FinalStatus::as_str),
             Some(status),
             "final status of game {}",
             r.game_index
@@ -268,7 +272,7 @@ fn move_tokens_resolve_with_the_error_taxonomy() {
             let r = validate_text(&e, &format!("[Event \"t\"]\n\n{movetext}\n"))
                 .await
                 .remove(0);
-            let got = r.error_kind.as_deref().zip(r.first_illegal_ply);
+            let got = r.error_kind.map(ErrorKind::as_str).zip(r.first_illegal_ply);
             assert_eq!(got, *want, "{movetext}: {r:?}");
         }
     });

@@ -285,3 +285,25 @@ fn binary_profile_and_explain() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The default workload's positions are the `fen` column of tests/data/oracle_positions.csv
+/// (the library's copy is data/positions.fen), cycled.
+#[test]
+fn default_workload_is_the_oracle_positions_cycled() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/oracle_positions.csv"
+    );
+    let text = std::fs::read_to_string(path).expect("oracle_positions.csv");
+    let oracle = profile::parse_fens(&text, path).expect("fens");
+    assert_eq!(oracle.len(), 288);
+    let Workload::Positions { setups, source } = Workload::default_positions(300) else {
+        panic!("default workload is not positions")
+    };
+    let want: Vec<_> = oracle.iter().copied().cycle().take(300).collect();
+    assert_eq!(setups, want);
+    assert_eq!(
+        source,
+        "300 positions: data/positions.fen (288 real-game positions, cycled)"
+    );
+}

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 
 use sqlchess::Setup;
 use sqlchess::pgn::PgnReader;
-use sqlchess::validate::{GameReport, validate_games};
+use sqlchess::chess::outcome::FinalStatus;
+use sqlchess::validate::{ErrorKind, GameReport, validate_games};
 
 fn shared(name: &str) -> PathBuf {
     let root = std::env::var("SQLCHESS_SHARED_DATA")
@@ -129,7 +130,7 @@ fn every_standard_game_matches_python_chess() {
                 assert_eq!(rep.game_index.to_string(), &row[idx]);
                 if &row[variant] != "standard" {
                     assert_eq!(
-                        rep.error_kind.as_deref(),
+                        rep.error_kind.map(ErrorKind::as_str),
                         Some("unsupported_variant"),
                         "{f} #{}",
                         rep.game_index
@@ -152,7 +153,7 @@ fn every_standard_game_matches_python_chess() {
                     "final FEN {ctx}"
                 );
                 assert_eq!(
-                    rep.final_status.as_deref().unwrap_or(""),
+                    rep.final_status.map_or("", FinalStatus::as_str),
                     &row[status],
                     "status {ctx}"
                 );
@@ -179,7 +180,7 @@ fn corrupted_games_report_ply_and_kind() {
             Some(row[3].parse::<u32>().expect("ply")),
             Some(row[6].to_string()),
         );
-        if (rep.first_illegal_ply, rep.error_kind.clone()) != want {
+        if (rep.first_illegal_ply, rep.error_kind.map(|k| k.to_string())) != want {
             wrong.push(format!(
                 "game {} token {:?}: want {want:?}, got {:?} {:?} ({:?})",
                 row[1].to_string(),
@@ -293,7 +294,7 @@ fn malformed_files_behave_as_documented() {
                     continue;
                 }
             };
-            let got: Outcome = reports.iter().map(|r| (r.plies, r.first_illegal_ply, r.error_kind.clone())).collect();
+            let got: Outcome = reports.iter().map(|r| (r.plies, r.first_illegal_ply, r.error_kind.map(|k| k.to_string()))).collect();
             let want: Vec<u32> = row[c_plies].split_whitespace().map(|p| p.parse().expect("plies")).collect();
             assert_eq!(want.len().to_string(), &row[c_games], "{file}: malformed.csv is inconsistent");
             let verdict = &row[c_verdict];

@@ -4,8 +4,8 @@
 use datafusion::arrow::array::RecordBatch;
 
 use super::Engine;
-use crate::chess::fen::Setup;
-use crate::error::Result;
+use crate::chess::fen::{FenError, FenField, Setup};
+use crate::error::{Error, Result};
 use crate::session::read::Row;
 use crate::stages::{InputTable, LEGAL, Stage, Table};
 
@@ -64,17 +64,27 @@ impl Engine {
     }
 
     /// Checks set-up positions with the attack rules (stage `setup_checks`): for each setup,
-    /// `None` if it is a position a game can be in, else the kind (`kings_adjacent`,
-    /// `opposite_check`, `too_many_checkers`, `impossible_check`) and a message. The static
-    /// FEN rules are checked by [`Setup::from_fen`].
-    pub async fn check_setups(&self, setups: &[Setup]) -> Result<Vec<Option<(String, String)>>> {
+    /// `None` if it is a position a game can be in, else why not: a [`FenError`] of field
+    /// `position` and kind `kings_adjacent`, `opposite_check`, `too_many_checkers` or
+    /// `impossible_check`. The static FEN rules are checked by [`Setup::from_fen`].
+    ///
+    /// Errors: pipeline failures; [`Error::Internal`] for a kind the stage should not give.
+    pub async fn check_setups(&self, setups: &[Setup]) -> Result<Vec<Option<FenError>>> {
         self.load(setups).await?;
         self.pipeline().run_all(LEGAL).await?;
         let mut out = vec![None; setups.len()];
         let checks = self.pipeline().run(Stage::SetupChecks).await?;
         for c in SetupCheck::read_rows(&checks)? {
-            if let Some(slot) = out.get_mut(c.position_id as usize) {
-                slot.get_or_insert((c.kind, c.message));
+            if let Some(slot) = out.get_mut(c.position_id as usize)
+                && slot.is_none()
+            {
+                *slot = Some(FenError {
+                    field: FenField::Position,
+                    kind: c.kind.parse().map_err(|_| {
+                        Error::Internal(format!("setup_checks kind {:?}", c.kind))
+                    })?,
+                    message: c.message,
+                });
             }
         }
         Ok(out)

@@ -4,7 +4,7 @@
 use super::{Engine, replay};
 use crate::chess::fen::Setup;
 use crate::chess::san::{SanToken, parse_san};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TokenError};
 use crate::session::read::Row;
 use crate::stages::{InputTable, LEGAL, Stage, tables};
 
@@ -28,12 +28,14 @@ impl Engine {
     /// `token_matches`, `token_verdicts`, `token_moves`, `APPLY`), which also says why a
     /// token is refused.
     ///
-    /// Errors: [`Error::Usage`] when the two slices differ in length; pipeline failures.
+    /// Errors: [`Error::Usage`] when the two slices differ in length; pipeline failures. A
+    /// refused token is not an error of the call: its position's entry is the
+    /// [`TokenError`].
     pub async fn play_tokens(
         &self,
         setups: &[Setup],
         tokens: &[&str],
-    ) -> Result<Vec<std::result::Result<Setup, String>>> {
+    ) -> Result<Vec<std::result::Result<Setup, TokenError>>> {
         if setups.len() != tokens.len() {
             return Err(Error::Usage(format!(
                 "{} positions but {} tokens",
@@ -41,13 +43,13 @@ impl Engine {
                 tokens.len()
             )));
         }
-        let mut out: Vec<std::result::Result<Setup, String>> =
-            vec![Err(String::new()); setups.len()];
+        let mut out: Vec<std::result::Result<Setup, TokenError>> =
+            vec![Err(TokenError::NoLegalMove); setups.len()];
         let mut lexed = vec![];
         for (i, t) in tokens.iter().enumerate() {
             match parse_san(t) {
                 Ok((tok, _)) => lexed.push((i as u64, tok)),
-                Err(e) => out[i] = Err(e.to_string()),
+                Err(e) => out[i] = Err(TokenError::Syntax(e)),
             }
         }
         let quick: Vec<(u64, &SanToken)> = lexed
@@ -81,7 +83,7 @@ impl Engine {
         &self,
         setups: &[Setup],
         lexed: &[(u64, SanToken)],
-        out: &mut [std::result::Result<Setup, String>],
+        out: &mut [std::result::Result<Setup, TokenError>],
     ) -> Result<()> {
         let p = self.pipeline();
         let pairs: Vec<(u64, &Setup)> = lexed
@@ -105,9 +107,9 @@ impl Engine {
                 && let Some(slot) = out.get_mut(pos)
             {
                 *slot = Err(if n == 0 {
-                    "no legal move matches".into()
+                    TokenError::NoLegalMove
                 } else {
-                    format!("{n} legal moves match")
+                    TokenError::Ambiguous(n as u64)
                 });
             }
         }

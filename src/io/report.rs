@@ -13,11 +13,15 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::error::ArrowError;
 
+use crate::chess::outcome::FinalStatus;
 use crate::error::{Error, Result};
-use crate::validate::{GameReport, PlyRow};
+use crate::validate::{ErrorKind, GameReport, PlyRow};
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
-/// Output formats of report files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// Output formats of report files, named `csv`, `json`, `parquet`, `arrow`
+/// ([`Format::as_str`], `Display`; `FromStr` reads them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Display, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "lowercase")]
 pub enum Format {
     /// Comma-separated values with a header line.
     Csv,
@@ -30,6 +34,12 @@ pub enum Format {
 }
 
 impl Format {
+    /// The name: `csv`, `json`, `parquet` or `arrow`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
     /// The format named by a file extension (`.csv`, `.json`/`.jsonl`/`.ndjson`, `.parquet`,
     /// `.arrow`/`.ipc`/`.feather`). Errors: [`Error::Usage`] for anything else.
     pub fn from_path(path: &Path) -> Result<Format> {
@@ -98,10 +108,10 @@ pub fn reports_to_batch(reports: &[GameReport]) -> Result<RecordBatch> {
                     .map(|r| r.first_illegal_ply)
                     .collect::<UInt32Array>(),
             ),
-            o(|r| r.error_kind.as_deref()),
+            o(|r| r.error_kind.map(ErrorKind::as_str)),
             o(|r| r.error_message.as_deref()),
             o(|r| r.final_fen.as_deref()),
-            o(|r| r.final_status.as_deref()),
+            o(|r| r.final_status.map(FinalStatus::as_str)),
             s(|r| &r.white),
             s(|r| &r.black),
             s(|r| &r.event),

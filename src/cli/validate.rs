@@ -1,0 +1,347 @@
+//! `sqlchess validate`: PGN games read, validated and written a batch at a time, with a
+//! progress bar and a summary on stderr.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use sqlchess::chess::outcome::FinalStatus;
+use sqlchess::io::input::{ByteCounter, Input};
+use sqlchess::io::report::{self, Format, ReportWriter};
+use sqlchess::pgn::{PgnError, PgnReader, RawGame};
+use sqlchess::profile::ProfileReport;
+use sqlchess::validate::{ErrorKind, GameReport, ValidateOptions, Validator};
+use sqlchess::{Error, PipelineConfig, Result};
+
+use crate::ERROR_EXIT;
+
+/// Arguments of `sqlchess validate`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// PGN files, directories (searched recursively for *.pgn, *.pgn.zst, *.pgn.gz,
+    /// *.pgn.bz2) or - for standard input; .zst/.gz/.bz2 are decompressed on the fly
+    /// (default: data/sample.pgn).
+    files: Vec<PathBuf>,
+    /// Write one row per game here (.csv, .json, .parquet or .arrow).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Report format, when the extension of --out does not say; without --out the report
+    /// goes to standard output in this format.
+    #[arg(long, value_parser = crate::names(format_help))]
+    format: Option<Format>,
+    /// Also write one row per legal ply played here (game_id, ply, fen_before, uci, san,
+    /// is_capture, is_check, is_castling, is_en_passant, promotion), in the format its
+    /// extension names (.csv, .json, .parquet or .arrow; else --format).
+    #[arg(long)]
+    plies: Option<PathBuf>,
+    /// Games per batch (validated and written together; shared out between the
+    /// --threads pipelines).
+    #[arg(long, default_value_t = 10_000)]
+    batch: usize,
+    /// Print the per-stage profile (rows, time) of the whole run.
+    #[arg(long)]
+    profile: bool,
+}
+
+/// What each report format writes (`--help`).
+fn format_help(f: Format) -> &'static str {
+    match f {
+        Format::Csv => "Comma-separated values with a header line",
+        Format::Json => "JSON lines: one object per row",
+        Format::Parquet => "Apache Parquet (zstd-compressed)",
+        Format::Arrow => "Arrow IPC file",
+    }
+}
+
+/// Name of standard output in errors.
+const STDOUT: &str = "<stdout>";
+
+/// Runs `sqlchess validate` on `config.target_partitions` pipelines. Exit status: 0 all
+/// games legal, 1 some game illegal or malformed, 2 an input could not be read.
+pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
+    let validator = Validator::new(config.target_partitions, config).await?;
+    let files = if args.files.is_empty() {
+        vec![PathBuf::from("data/sample.pgn")]
+    } else {
+        args.files
+    };
+    let format = match (&args.out, args.format) {
+        (_, Some(f)) => Some(f),
+        (Some(p), None) => Some(Format::from_path(p)?),
+        (None, None) => None,
+    };
+    let plies_format = match &args.plies {
+        Some(path) => Some(match Format::from_path(path) {
+            Ok(f) => f,
+            Err(e) => args.format.ok_or(e)?,
+        }),
+        None => None,
+    };
+    let inputs = sqlchess::io::input::expand(&files)?;
+    if inputs.is_empty() {
+        eprintln!("warning: no PGN files found");
+    }
+    let mut sink = ReportSink::open(args.out.as_ref(), format)?;
+    let mut plies = match (&args.plies, plies_format) {
+        (Some(path), Some(f)) => Some(ReportWriter::create(path, f, report::plies_schema())?),
+        _ => None,
+    };
+    let bytes = ByteCounter::new();
+    let pb = progress_bar(inputs.iter().map(Input::size).sum());
+    pb.set_message("0 games validated");
+    let t0 = Instant::now();
+    let mut summary = Summary::default();
+    let mut io_errors = 0u64;
+    let batch = args.batch.max(1);
+    let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(batch.min(65_536));
+    let mut flush = |games: &[(&str, RawGame)]| {
+        validate_batch(
+            &validator,
+            games,
+            &mut sink,
+            &mut plies,
+            &mut summary,
+            &pb,
+            t0,
+        )
+    };
+    for input in &inputs {
+        let reader = match input.open(&bytes) {
+            Ok(r) => r,
+            Err(e) => {
+                pb.suspend(|| eprintln!("error: {e}"));
+                io_errors += 1;
+                continue;
+            }
+        };
+        for game in PgnReader::new(reader) {
+            match game {
+                Ok(g) => games.push((input.name.as_str(), g)),
+                Err(PgnError::Io(e)) => {
+                    pb.suspend(|| {
+                        eprintln!(
+                            "error: {}: {e} (the rest of this input is not read)",
+                            input.name
+                        )
+                    });
+                    io_errors += 1;
+                    break;
+                }
+            }
+            pb.set_position(bytes.get());
+            if games.len() >= batch {
+                flush(&games)?;
+                games.clear();
+            }
+        }
+    }
+    flush(&games)?;
+    sink.finish()?;
+    if let Some(w) = plies {
+        w.finish()?;
+    }
+    pb.finish_and_clear();
+    summary.print(
+        t0.elapsed().as_secs_f64(),
+        bytes.get(),
+        inputs.len(),
+        io_errors,
+    );
+    if args.profile {
+        print!(
+            "{}",
+            ProfileReport::of_engines(validator.engines()).to_table()
+        );
+    }
+    Ok(if io_errors > 0 {
+        ExitCode::from(ERROR_EXIT)
+    } else if summary.bad() > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Where `validate` writes its per-game rows.
+enum ReportSink {
+    /// A report file (or standard output) in one of the report formats.
+    Report(ReportWriter),
+    /// One human-readable line per game on standard output.
+    Lines(std::io::BufWriter<std::io::Stdout>),
+}
+
+impl ReportSink {
+    /// `--out` in `format`; without `--out`, standard output in `format`, or lines without
+    /// a format.
+    fn open(out: Option<&PathBuf>, format: Option<Format>) -> Result<ReportSink> {
+        Ok(match (out, format) {
+            (Some(path), Some(f)) => {
+                ReportSink::Report(ReportWriter::create(path, f, report::report_schema())?)
+            }
+            (None, Some(f)) => ReportSink::Report(ReportWriter::new(
+                Box::new(std::io::stdout()),
+                STDOUT,
+                f,
+                report::report_schema(),
+            )?),
+            _ => ReportSink::Lines(std::io::BufWriter::new(std::io::stdout())),
+        })
+    }
+
+    fn write(&mut self, reports: &[GameReport], pb: &ProgressBar) -> Result<()> {
+        match self {
+            ReportSink::Report(w) => w.write(&report::reports_to_batch(reports)?),
+            ReportSink::Lines(w) => pb
+                .suspend(|| {
+                    for r in reports {
+                        writeln!(
+                            w,
+                            "{} #{}: {} plies, {}{}",
+                            r.file,
+                            r.game_index,
+                            r.plies,
+                            r.final_status.map_or("-", FinalStatus::as_str),
+                            match (&r.error_kind, &r.error_message) {
+                                (Some(k), Some(m)) => format!(", {k}: {m}"),
+                                _ => String::new(),
+                            }
+                        )?;
+                    }
+                    w.flush()
+                })
+                .map_err(|e| Error::Io {
+                    path: STDOUT.into(),
+                    source: e,
+                }),
+        }
+    }
+
+    fn finish(self) -> Result<()> {
+        match self {
+            ReportSink::Report(w) => w.finish(),
+            ReportSink::Lines(mut w) => w.flush().map_err(|e| Error::Io {
+                path: STDOUT.into(),
+                source: e,
+            }),
+        }
+    }
+}
+
+/// Validates one batch of games, writes its rows (and its ply rows) and counts them.
+fn validate_batch(
+    validator: &Validator,
+    games: &[(&str, RawGame)],
+    sink: &mut ReportSink,
+    plies: &mut Option<ReportWriter>,
+    summary: &mut Summary,
+    pb: &ProgressBar,
+    t0: Instant,
+) -> Result<()> {
+    if games.is_empty() {
+        return Ok(());
+    }
+    let options = ValidateOptions {
+        plies: plies.is_some(),
+    };
+    let v = validator.validate(games, options)?;
+    let reports = v.reports;
+    sink.write(&reports, pb)?;
+    if let Some(w) = plies {
+        w.write(&report::plies_to_batch(&v.plies)?)?;
+    }
+    summary.add(&reports);
+    let secs = t0.elapsed().as_secs_f64().max(1e-9);
+    pb.set_message(format!(
+        "{} games validated, {:.0} games/s",
+        HumanCount(summary.games),
+        summary.games as f64 / secs
+    ));
+    Ok(())
+}
+
+/// A progress bar on stderr (by bytes read when the total size is known), hidden when
+/// stderr is not a terminal.
+fn progress_bar(total_bytes: Option<u64>) -> ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let (pb, template) = match total_bytes {
+        Some(n) => (
+            ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
+            "{spinner} {elapsed_precise} [{wide_bar}] {bytes}/{total_bytes} read, {msg}",
+        ),
+        None => (
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+            "{spinner} {elapsed_precise} {bytes} read, {msg}",
+        ),
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        pb.set_style(style.progress_chars("=> "));
+    }
+    pb.enable_steady_tick(std::time::Duration::from_millis(200));
+    pb
+}
+
+/// Counts of a validation run.
+#[derive(Default)]
+struct Summary {
+    games: u64,
+    plies: u64,
+    legal: u64,
+    /// Games per error kind, by name.
+    kinds: BTreeMap<&'static str, u64>,
+}
+
+impl Summary {
+    fn add(&mut self, reports: &[GameReport]) {
+        for r in reports {
+            self.games += 1;
+            self.plies += u64::from(r.plies);
+            match r.error_kind {
+                None => self.legal += 1,
+                Some(k) => *self.kinds.entry(k.as_str()).or_default() += 1,
+            }
+        }
+    }
+
+    /// Games illegal or malformed (every error kind but `unsupported_variant`).
+    fn bad(&self) -> u64 {
+        self.kinds
+            .iter()
+            .filter(|(k, _)| **k != ErrorKind::UnsupportedVariant.as_str())
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// The summary, on stderr.
+    fn print(&self, secs: f64, bytes: u64, inputs: usize, io_errors: u64) {
+        let rate = |n: u64| n as f64 / secs.max(1e-9);
+        let kinds = if self.kinds.is_empty() {
+            "none".to_string()
+        } else {
+            self.kinds
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        eprintln!(
+            "games: {}, plies: {}, legal games: {}",
+            self.games, self.plies, self.legal
+        );
+        eprintln!("games per error kind: {kinds}");
+        eprintln!(
+            "games/s: {:.0}, plies/s: {:.0}, wall time: {secs:.2} s, read: {} from {inputs} input(s)",
+            rate(self.games),
+            rate(self.plies),
+            HumanBytes(bytes)
+        );
+        if io_errors > 0 {
+            eprintln!("I/O errors: {io_errors} (see above)");
+        }
+    }
+}

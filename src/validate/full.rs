@@ -1,0 +1,348 @@
+//! The full stages: one ply of every live game resolved among all legal moves. This is where
+//! a game's error is classified and its final status decided, so every game ends here, at the
+//! ply replay stopped at (usually the end of its movetext).
+//!
+//! Per ply: the current positions get their legal moves (`LEGAL`), repetition keys
+//! (`position_keys`) and status (`position_status`); each game's move token is lexed
+//! ([`Run::lex_tokens`]) and resolved against its legal moves (`token_matches`,
+//! `token_verdicts`, `token_moves`); the resolved moves are applied (`APPLY`:
+//! `next_positions`, `next_pieces`). A game leaves when its movetext ends or its token does
+//! not stand for exactly one legal move ([`Run::resolve_tokens`]).
+
+use std::collections::{HashMap, HashSet};
+
+use datafusion::arrow::array::{
+    Array, BooleanArray, Int32Array, RecordBatch, StringArray, UInt64Array,
+};
+
+use crate::chess::fen::{Color, Setup};
+use crate::chess::san::{SanToken, parse_san};
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::stages::tables::{self, column};
+use crate::stages::{APPLY, InputTable, LEGAL, Stage, Table};
+
+use super::Run;
+use super::report::{ErrorKind, PlyRow, fen_of, short};
+use super::rows::{PositionStatus, move_flags, read_status, read_verdicts};
+
+/// The live games' current positions and what `position_status` says of them.
+struct Current {
+    status: HashMap<u64, PositionStatus>,
+    positions: std::collections::BTreeMap<u64, Setup>,
+}
+
+impl Run<'_> {
+    /// Plays one ply of every live game with the full stages; the games that end leave
+    /// [`Run::live`] and the tables `positions`, `pieces` hold the positions of those left.
+    pub(super) async fn full_ply(&mut self) -> Result<()> {
+        let p = self.engine.pipeline();
+        p.run_all(LEGAL).await?;
+        p.run(Stage::PositionKeys).await?;
+        let current = Current {
+            status: read_status(&p.run(Stage::PositionStatus).await?)?,
+            positions: tables::batches_to_setups(
+                &p.table(InputTable::Positions).await?,
+                &p.table(InputTable::Pieces).await?,
+            )?,
+        };
+        let (tokens, mut finished) = self.lex_tokens(&current);
+        if tokens.is_empty() {
+            self.drop_games(&finished);
+            return self.keep_live(InputTable::Positions, InputTable::Pieces).await;
+        }
+        self.resolve_tokens(&current, &tokens, &mut finished)
+            .await?;
+        self.drop_games(&finished);
+        self.keep_live(Stage::NextPositions, Stage::NextPieces).await
+    }
+
+    /// For each live game: completes the ply row of its last move (the check suffix), records
+    /// its position for repetitions, and lexes the token of its next ply. Returns the lexed
+    /// tokens by game id and the games that end here: no status (not in the tables), no
+    /// token left (then a PGN fault ends it as `syntax`), or a token that is not a move
+    /// (`syntax`); those get their final position and status.
+    fn lex_tokens(&mut self, current: &Current) -> (Vec<(u64, SanToken)>, Vec<u64>) {
+        let mut tokens: Vec<(u64, SanToken)> = vec![];
+        let mut finished: Vec<u64> = vec![];
+        for l in self.live.iter_mut() {
+            let Some(st) = current.status.get(&l.id) else {
+                if let Some(row) = l.pending.take() {
+                    self.plies[l.id as usize].push(row);
+                }
+                finished.push(l.id);
+                continue;
+            };
+            if let Some(mut row) = l.pending.take() {
+                row.add_check_suffix(st);
+                self.plies[l.id as usize].push(row);
+            }
+            l.history.push_position(st.key.clone());
+            let r = &mut self.reports[l.id as usize];
+            let ply = l.ply as u32 + 1;
+            let Some(token) = l.tokens.get(l.ply) else {
+                if let Some(msg) = &l.fault {
+                    r.set_error(ply, ErrorKind::Syntax, &format!("ply {ply}: {msg}"));
+                }
+                r.finish(current.positions.get(&l.id), st, l.history.repetitions());
+                finished.push(l.id);
+                continue;
+            };
+            match parse_san(token) {
+                Ok((t, _)) => tokens.push((l.id, t)),
+                Err(e) => {
+                    r.set_error(
+                        ply,
+                        ErrorKind::Syntax,
+                        &format!("ply {ply}: token {:?}: {e}", short(token)),
+                    );
+                    r.finish(current.positions.get(&l.id), st, l.history.repetitions());
+                    finished.push(l.id);
+                }
+            }
+        }
+        (tokens, finished)
+    }
+
+    /// Resolves the lexed tokens among the legal moves and applies the resolved moves
+    /// (tables `next_positions`, `next_pieces`). A token that stands for exactly one legal
+    /// move (or a null move) advances its game one ply; any other ends the game with its
+    /// error (`ambiguous_move`, `illegal_move`, `no_such_piece`, or `wrong_side` when the
+    /// side not to move has exactly that move) and is added to `finished`.
+    async fn resolve_tokens(
+        &mut self,
+        current: &Current,
+        tokens: &[(u64, SanToken)],
+        finished: &mut Vec<u64>,
+    ) -> Result<()> {
+        let p = self.engine.pipeline();
+        let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
+        p.set_table(InputTable::Tokens, vec![tables::tokens_to_batch(&pairs)?])
+            .await?;
+        p.run(Stage::TokenMatches).await?;
+        let verdicts = read_verdicts(&p.run(Stage::TokenVerdicts).await?)?;
+        let moves = p.run(Stage::TokenMoves).await?;
+        let flags = move_flags(&moves)?;
+        let named = if self.options.plies {
+            chosen_notation(self.engine, &moves).await?
+        } else {
+            HashMap::new()
+        };
+        p.set_table(InputTable::ChosenMoves, moves).await?;
+        p.run_all(APPLY).await?;
+        let index: HashMap<u64, usize> = self
+            .live
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.id, i))
+            .collect();
+        let mut unmatched: Vec<u64> = vec![];
+        for (id, t) in tokens {
+            let l = index
+                .get(id)
+                .and_then(|&i| self.live.get_mut(i))
+                .ok_or_else(|| Error::Internal(format!("token of game {id}, not live")))?;
+            let r = &mut self.reports[*id as usize];
+            let st = current
+                .status
+                .get(id)
+                .ok_or_else(|| Error::Internal(format!("no status of live game {id}")))?;
+            let (n, has_piece) = verdicts.get(id).copied().unwrap_or((0, false));
+            let ply = l.ply as u32 + 1;
+            let token = &l.tokens[l.ply];
+            let position = current.positions.get(id);
+            if matches!(t, SanToken::Null) || n == 1 {
+                let zeroing = flags.get(id).copied().unwrap_or(false);
+                l.history.push_move(zeroing || st.ep_legal_sq.is_some());
+                if self.options.plies {
+                    let mut row = match named.get(id) {
+                        Some(row) => row.clone(),
+                        None if matches!(t, SanToken::Null) => PlyRow::null_move(),
+                        None => {
+                            return Err(Error::Internal(format!(
+                                "no notation of the move of game {id}"
+                            )));
+                        }
+                    };
+                    row.game_id = r.game_index;
+                    row.ply = ply;
+                    row.fen_before = position
+                        .map(|s| fen_of(s, st))
+                        .ok_or_else(|| Error::Internal(format!("no position of live game {id}")))?;
+                    l.pending = Some(row);
+                }
+                l.ply += 1;
+                r.plies = l.ply as u32;
+                continue;
+            }
+            let (kind, why, other_side) = refusal(t, n, has_piece);
+            if other_side {
+                unmatched.push(*id);
+            }
+            let side = if position.map(|s| s.side_to_move) == Some(Color::Black) {
+                "black"
+            } else {
+                "white"
+            };
+            r.set_error(
+                ply,
+                kind,
+                &format!("ply {ply} ({side}): {:?}: {why}", short(token)),
+            );
+            r.finish(position, st, l.history.repetitions());
+            finished.push(*id);
+        }
+        if !unmatched.is_empty() {
+            self.relabel_wrong_side(&unmatched).await?;
+        }
+        Ok(())
+    }
+
+    /// Among the games whose token matched no legal move, those whose token is exactly one
+    /// legal move of the other side become `wrong_side` ([`wrong_side`]).
+    async fn relabel_wrong_side(&mut self, unmatched: &[u64]) -> Result<()> {
+        for id in wrong_side(self.engine, unmatched).await? {
+            let r = &mut self.reports[id as usize];
+            r.error_kind = Some(ErrorKind::WrongSide);
+            if let Some(m) = &mut r.error_message {
+                *m = m
+                    .replace(
+                        "the side to move has no such piece there",
+                        "only the side not to move has this move",
+                    )
+                    .replace(
+                        "no legal move matches it",
+                        "only the side not to move has this move",
+                    );
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the `finished` games from [`Run::live`].
+    fn drop_games(&mut self, finished: &[u64]) {
+        let finished: HashSet<u64> = finished.iter().copied().collect();
+        self.live.retain(|l| !finished.contains(&l.id));
+    }
+
+    /// Sets `positions` and `pieces` to the rows of the live games in the tables `positions`
+    /// and `pieces` name.
+    async fn keep_live(&self, positions: impl Into<Table>, pieces: impl Into<Table>) -> Result<()> {
+        let p = self.engine.pipeline();
+        let keep: HashSet<u64> = self.live.iter().map(|l| l.id).collect();
+        for (from, to) in [
+            (positions.into(), InputTable::Positions),
+            (pieces.into(), InputTable::Pieces),
+        ] {
+            let kept = tables::filter_ids(&p.table(from).await?, |id| keep.contains(&id))?;
+            p.set_table(to, kept).await?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a token that does not stand for exactly one legal move (`n` match; `has_piece`: the
+/// side to move has a piece of its kind where it says) is refused, and whether the other
+/// side might have the move ([`wrong_side`] checks those: all but ambiguous and castling
+/// tokens).
+fn refusal(token: &SanToken, n: i64, has_piece: bool) -> (ErrorKind, String, bool) {
+    if n > 1 {
+        (
+            ErrorKind::AmbiguousMove,
+            format!("{n} legal moves match it"),
+            false,
+        )
+    } else if matches!(token, SanToken::Castle { .. }) {
+        (
+            ErrorKind::IllegalMove,
+            "castling is not legal here".to_string(),
+            false,
+        )
+    } else if has_piece {
+        (
+            ErrorKind::IllegalMove,
+            "no legal move matches it".to_string(),
+            true,
+        )
+    } else {
+        (
+            ErrorKind::NoSuchPiece,
+            "the side to move has no such piece there".to_string(),
+            true,
+        )
+    }
+}
+
+/// The notation of the chosen moves (`token_moves`, null moves left out) by game id: stage
+/// `san` over the current legal moves, without check suffixes (`move_flags` emptied; the
+/// caller adds them from the status of the position after the move). Leaves `legal_moves`
+/// as it was.
+async fn chosen_notation(engine: &Engine, moves: &[RecordBatch]) -> Result<HashMap<u64, PlyRow>> {
+    let p = engine.pipeline();
+    let mut chosen: HashMap<u64, i32> = HashMap::new();
+    for b in moves {
+        let id: &UInt64Array = column(b, "position_id")?;
+        let code: &Int32Array = column(b, "move_code")?;
+        let null: &BooleanArray = column(b, "is_null")?;
+        for i in 0..b.num_rows() {
+            if !null.value(i) {
+                chosen.insert(id.value(i), code.value(i));
+            }
+        }
+    }
+    if chosen.is_empty() {
+        return Ok(HashMap::new());
+    }
+    p.set_table(Stage::MoveFlags, vec![]).await?;
+    let mut out = HashMap::with_capacity(chosen.len());
+    for b in &p.run(Stage::San).await? {
+        let id: &UInt64Array = column(b, "position_id")?;
+        let code: &Int32Array = column(b, "move_code")?;
+        let uci: &StringArray = column(b, "uci")?;
+        let san: &StringArray = column(b, "san")?;
+        let capture: &BooleanArray = column(b, "is_capture")?;
+        let castling: &BooleanArray = column(b, "is_castling")?;
+        let ep: &BooleanArray = column(b, "is_en_passant")?;
+        let promotion: &StringArray = column(b, "promotion")?;
+        for i in 0..b.num_rows() {
+            if chosen.get(&id.value(i)) != Some(&code.value(i)) {
+                continue;
+            }
+            out.insert(
+                id.value(i),
+                PlyRow {
+                    uci: uci.value(i).to_string(),
+                    san: san.value(i).to_string(),
+                    is_capture: capture.value(i),
+                    is_castling: castling.value(i),
+                    is_en_passant: ep.value(i),
+                    promotion: (!promotion.is_null(i))
+                        .then(|| promotion.value(i).to_ascii_lowercase()),
+                    ..Default::default()
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// The games among `ids` whose token is exactly one legal move of the other side
+/// (en passant square cleared): stages `flipped_positions`, then the legal-move stages and
+/// token resolution again. The tables `positions`/`pieces` are left as `flipped_*`.
+async fn wrong_side(engine: &Engine, ids: &[u64]) -> Result<Vec<u64>> {
+    let p = engine.pipeline();
+    let tokens = tables::filter_ids(&p.table(InputTable::Tokens).await?, |id| ids.contains(&id))?;
+    p.set_table(InputTable::Tokens, tokens).await?;
+    let positions = p.run(Stage::FlippedPositions).await?;
+    let pieces = tables::filter_ids(&p.table(InputTable::Pieces).await?, |id| ids.contains(&id))?;
+    p.set_table(InputTable::Positions, positions).await?;
+    p.set_table(InputTable::Pieces, pieces).await?;
+    p.run_all(LEGAL).await?;
+    p.run(Stage::TokenMatches).await?;
+    let verdicts = read_verdicts(&p.run(Stage::TokenVerdicts).await?)?;
+    Ok(verdicts
+        .into_iter()
+        .filter(|(_, (n, _))| *n == 1)
+        .map(|(id, _)| id)
+        .collect())
+}

@@ -1,0 +1,250 @@
+//! What validation gives back: one [`GameReport`] per game (first illegal ply, [`ErrorKind`],
+//! final position and [`FinalStatus`]) and, on request, one [`PlyRow`] per legal ply.
+
+use crate::chess::fen::Setup;
+use crate::chess::outcome::FinalStatus;
+use crate::pgn::RawGame;
+
+use super::rows::PositionStatus;
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
+
+/// Why a game stopped before the end of its movetext: the `error_kind` column of a game
+/// report (taxonomy of `shared/data/bad/README.md`), written as its `snake_case` name
+/// ([`ErrorKind::as_str`], `Display`; `FromStr` reads it back).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Display, EnumString, IntoStaticStr, VariantArray,
+)]
+pub enum ErrorKind {
+    /// The token is not a move (not SAN, UCI or a null move), or the PGN text is broken.
+    #[strum(serialize = "syntax")]
+    Syntax,
+    /// Two or more legal moves match the token.
+    #[strum(serialize = "ambiguous_move")]
+    AmbiguousMove,
+    /// The token names a legal move of the side not to move.
+    #[strum(serialize = "wrong_side")]
+    WrongSide,
+    /// The side to move has no piece of that kind where the token says.
+    #[strum(serialize = "no_such_piece")]
+    NoSuchPiece,
+    /// Any other token that matches no legal move.
+    #[strum(serialize = "illegal_move")]
+    IllegalMove,
+    /// The FEN tag does not give a legal position.
+    #[strum(serialize = "setup")]
+    Setup,
+    /// The game's `Variant` tag names rules other than standard chess.
+    #[strum(serialize = "unsupported_variant")]
+    UnsupportedVariant,
+}
+
+impl ErrorKind {
+    /// The `snake_case` name, e.g. `"ambiguous_move"`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// One row of the validation report.
+///
+/// Columns (in this order): `file: Utf8, game_index: UInt64 (0-based, in file order),
+/// plies: UInt32 (legal main-line plies applied), first_illegal_ply: UInt32 (nullable; 1-based;
+/// 0 = the game could not be set up), error_kind: Utf8 (nullable, [`ErrorKind`]),
+/// error_message: Utf8 (nullable), final_fen: Utf8 (nullable when the game could not be set
+/// up), final_status: Utf8 ([`FinalStatus`]: checkmate, stalemate, insufficient_material,
+/// seventyfive_moves, fivefold_repetition, fifty_moves, threefold_repetition, ongoing), white,
+/// black, event, date, result: Utf8 (tags), start_fen: Utf8 (nullable: the FEN tag),
+/// result_consistent: Boolean (false when the Result tag contradicts a checkmate or stalemate
+/// on the board)`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GameReport {
+    /// Input file name.
+    pub file: String,
+    /// 0-based index of the game in its file.
+    pub game_index: u64,
+    /// Legal plies applied.
+    pub plies: u32,
+    /// 1-based ply of the first illegal or unreadable move; 0 = set-up error.
+    pub first_illegal_ply: Option<u32>,
+    /// Why the game stopped early.
+    pub error_kind: Option<ErrorKind>,
+    /// What is wrong, naming the ply and token.
+    pub error_message: Option<String>,
+    /// FEN of the last position reached.
+    pub final_fen: Option<String>,
+    /// Status of the last position reached.
+    pub final_status: Option<FinalStatus>,
+    /// Tags.
+    pub white: String,
+    /// Tags.
+    pub black: String,
+    /// Tags.
+    pub event: String,
+    /// Tags.
+    pub date: String,
+    /// Tags.
+    pub result: String,
+    /// The FEN tag, when the game starts from a set-up position.
+    pub start_fen: Option<String>,
+    /// False when the Result tag contradicts a checkmate or stalemate on the board.
+    pub result_consistent: bool,
+}
+
+impl GameReport {
+    /// The report of a game before validation: its file and tags (`?` for a missing tag, `*`
+    /// for a missing Result), no plies, no error.
+    pub(crate) fn new(file: &str, g: &RawGame) -> GameReport {
+        let tag = |n: &str| g.tag(n).unwrap_or("?").to_string();
+        GameReport {
+            file: file.to_string(),
+            game_index: g.index as u64,
+            white: tag("White"),
+            black: tag("Black"),
+            event: tag("Event"),
+            date: tag("Date"),
+            result: g.tag("Result").unwrap_or("*").to_string(),
+            start_fen: g.tag("FEN").map(str::to_string),
+            result_consistent: true,
+            ..Default::default()
+        }
+    }
+
+    /// Records the game's error at `ply` (0: set-up); `message` comes after `game N: `.
+    pub(crate) fn set_error(&mut self, ply: u32, kind: ErrorKind, message: &str) {
+        self.first_illegal_ply = Some(ply);
+        self.error_kind = Some(kind);
+        self.error_message = Some(format!("game {}: {message}", self.game_index));
+    }
+
+    /// Records the last position reached: its FEN (python-chess style, see [`fen_of`]), its
+    /// status and whether the Result tag agrees with it. `position` is `None` when the
+    /// pipeline gave no position for the game; then the FEN stays empty and the clock counts
+    /// as 0.
+    pub(crate) fn finish(
+        &mut self,
+        position: Option<&Setup>,
+        status: &PositionStatus,
+        repetitions: usize,
+    ) {
+        if let Some(s) = position {
+            self.final_fen = Some(fen_of(s, status));
+        }
+        let halfmove = position.map(|s| s.halfmove_clock).unwrap_or(0);
+        let final_status = FinalStatus::of(
+            status.n_legal > 0,
+            status.in_check,
+            status.insufficient,
+            halfmove,
+            repetitions,
+        );
+        self.final_status = Some(final_status);
+        self.result_consistent =
+            final_status.agrees_with(&self.result, position.map(|s| s.side_to_move));
+    }
+}
+
+/// FEN of a position as python-chess writes it: the en passant square only when an en
+/// passant capture is legal (`position_status`).
+pub(crate) fn fen_of(setup: &Setup, status: &PositionStatus) -> String {
+    let mut s = *setup;
+    s.ep_square = status.ep_legal_sq;
+    s.to_fen()
+}
+
+/// A token for messages: as it is, or its first 32 characters and its length when it is
+/// longer than 40 bytes.
+pub(crate) fn short(token: &str) -> String {
+    if token.len() > 40 {
+        let cut: String = token.chars().take(32).collect();
+        format!("{cut}... ({} bytes)", token.len())
+    } else {
+        token.to_string()
+    }
+}
+
+/// One legal ply of a game: a row of the per-ply table (`sqlchess validate --plies`).
+///
+/// Arrow schema ([`crate::io::report::plies_schema`]), in this order: `game_id: UInt64` (the
+/// game's `game_index` in the per-game report: 0-based, in file order), `ply: UInt32`
+/// (1-based), `fen_before: Utf8` (FEN of the position before the move, python-chess style:
+/// en passant square only when an en passant capture is legal), `uci: Utf8` (`e2e4`,
+/// `e7e8q`, castling as the king's move `e1g1`; `0000` for a null move), `san: Utf8` (as
+/// python-chess `board.san(move)` writes it: with `+` / `#`, `O-O`, `=Q`; `--` for a null
+/// move), `is_capture`, `is_check` (`san` ends with `+` or `#`), `is_castling`,
+/// `is_en_passant: Boolean`, `promotion: Utf8` (nullable: the lowercase letter of the piece
+/// promoted to).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlyRow {
+    /// `game_index` of the game's report.
+    pub game_id: u64,
+    /// 1-based ply.
+    pub ply: u32,
+    /// FEN before the move.
+    pub fen_before: String,
+    /// UCI of the move.
+    pub uci: String,
+    /// SAN of the move, with `+` / `#`.
+    pub san: String,
+    /// The move captures (en passant included).
+    pub is_capture: bool,
+    /// The move gives check (or mate).
+    pub is_check: bool,
+    /// The move castles.
+    pub is_castling: bool,
+    /// The move captures en passant.
+    pub is_en_passant: bool,
+    /// Lowercase letter of the promotion piece.
+    pub promotion: Option<String>,
+}
+
+/// UCI of a null move (python-chess `Move.null().uci()`).
+pub(crate) const NULL_UCI: &str = "0000";
+
+impl PlyRow {
+    /// The row of a null move (`0000`, `--`), before its game, ply and FEN are filled in.
+    pub(crate) fn null_move() -> PlyRow {
+        PlyRow {
+            uci: NULL_UCI.into(),
+            san: "--".into(),
+            ..Default::default()
+        }
+    }
+
+    /// Adds the check or mate suffix from the status of the position after the move (not
+    /// to a null move).
+    pub(crate) fn add_check_suffix(&mut self, after: &PositionStatus) {
+        if self.uci != NULL_UCI && after.in_check {
+            self.is_check = true;
+            self.san.push(if after.n_legal == 0 { '#' } else { '+' });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strum::VariantArray;
+
+    #[test]
+    fn error_kind_names_read_back() {
+        let names: Vec<&str> = ErrorKind::VARIANTS.iter().map(|k| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "syntax",
+                "ambiguous_move",
+                "wrong_side",
+                "no_such_piece",
+                "illegal_move",
+                "setup",
+                "unsupported_variant"
+            ]
+        );
+        for k in ErrorKind::VARIANTS {
+            assert_eq!(k.as_str().parse::<ErrorKind>(), Ok(*k));
+            assert_eq!(k.to_string(), k.as_str());
+        }
+        assert!("illegal".parse::<ErrorKind>().is_err());
+    }
+}

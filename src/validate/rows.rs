@@ -1,0 +1,111 @@
+//! Stage outputs read into per-game values.
+
+use std::collections::{BTreeMap, HashMap};
+
+use datafusion::arrow::array::{
+    Array, AsArray, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
+};
+use datafusion::arrow::datatypes::UInt64Type;
+
+use crate::error::{Error, Result};
+use crate::stages::tables::{self, column};
+
+use crate::chess::outcome::Key;
+
+/// What the stage `position_status` says of one position.
+#[derive(Clone)]
+pub(crate) struct PositionStatus {
+    /// Legal moves of the side to move.
+    pub n_legal: i64,
+    /// The side to move is in check.
+    pub in_check: bool,
+    /// The en passant square when an en passant capture is legal.
+    pub ep_legal_sq: Option<u8>,
+    /// Neither side has mating material.
+    pub insufficient: bool,
+    /// The repetition key of the position.
+    pub key: Key,
+}
+
+/// Per position id: what `position_status` says of it (legal move count, check, legal en
+/// passant square, insufficient material, repetition key).
+pub(super) fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, PositionStatus>> {
+    let mut out = HashMap::new();
+    for b in batches {
+        let id: &UInt64Array = column(b, "position_id")?;
+        let n: &Int64Array = column(b, "n_legal")?;
+        let check: &BooleanArray = column(b, "in_check")?;
+        let wi: &BooleanArray = column(b, "white_insufficient")?;
+        let bi: &BooleanArray = column(b, "black_insufficient")?;
+        let keys: Vec<_> = [
+            "key_occupied",
+            "key_white",
+            "key_bit0",
+            "key_bit1",
+            "key_bit2",
+        ]
+        .iter()
+        .map(|k| {
+            b.column_by_name(k)
+                .map(|c| c.as_primitive::<UInt64Type>().clone())
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| Error::Schema("position_status keys".into()))?;
+        let side: &StringArray = column(b, "side_to_move")?;
+        let rights = tables::castling_columns(b)?;
+        let ep: &Int32Array = column(b, "ep_key")?;
+        for i in 0..b.num_rows() {
+            let ep_key = if ep.is_null(i) { -1 } else { ep.value(i) };
+            out.insert(
+                id.value(i),
+                PositionStatus {
+                    n_legal: n.value(i),
+                    in_check: check.value(i),
+                    ep_legal_sq: (ep_key >= 0).then_some(ep_key as u8),
+                    insufficient: wi.value(i) && bi.value(i),
+                    key: (
+                        keys[0].value(i),
+                        keys[1].value(i),
+                        keys[2].value(i),
+                        keys[3].value(i),
+                        keys[4].value(i),
+                        side.value(i).to_string(),
+                        rights.map(|r| r.value(i)),
+                        ep_key,
+                    ),
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Per game id: `token_verdicts`' number of legal moves matching the token and whether the
+/// side to move has a piece of the token's kind where it says.
+pub(super) fn read_verdicts(batches: &[RecordBatch]) -> Result<BTreeMap<u64, (i64, bool)>> {
+    let mut out = BTreeMap::new();
+    for b in batches {
+        let id: &UInt64Array = column(b, "position_id")?;
+        let n: &Int64Array = column(b, "n_matches")?;
+        let has: &BooleanArray = column(b, "has_piece")?;
+        for i in 0..b.num_rows() {
+            out.insert(id.value(i), (n.value(i), has.value(i)));
+        }
+    }
+    Ok(out)
+}
+
+/// Per chosen move: whether it is zeroing (pawn move or capture, FIDE art. 9.3).
+pub(super) fn move_flags(batches: &[RecordBatch]) -> Result<HashMap<u64, bool>> {
+    let mut out = HashMap::new();
+    for b in batches {
+        let id: &UInt64Array = column(b, "position_id")?;
+        let piece: &StringArray = column(b, "piece")?;
+        let captured: &StringArray = column(b, "captured")?;
+        for i in 0..b.num_rows() {
+            let zeroing = (!piece.is_null(i) && piece.value(i) == "P") || !captured.is_null(i);
+            out.insert(id.value(i), zeroing);
+        }
+    }
+    Ok(out)
+}

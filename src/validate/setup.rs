@@ -1,0 +1,87 @@
+//! The first step of validation: each game's start position, from its tags. A game whose
+//! `Variant` tag names other rules, whose `FEN` tag does not parse, or whose set-up position
+//! no legal game reaches (stage `setup_checks`) is reported at ply 0 and not played.
+
+use std::collections::HashSet;
+
+use crate::chess::fen::Setup;
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::pgn::RawGame;
+
+use super::Live;
+use super::report::{ErrorKind, GameReport};
+
+/// The games that can be played, each from its start position (the `FEN` tag, else the
+/// standard position). The others get their error in `reports`: `unsupported_variant` for a
+/// `Variant` tag other than standard chess, `setup` for a `FEN` tag that does not parse.
+pub(super) fn start_games(games: &[(&str, RawGame)], reports: &mut [GameReport]) -> Vec<Live> {
+    let mut live = vec![];
+    for (i, (_, g)) in games.iter().enumerate() {
+        let r = &mut reports[i];
+        if let Some(v) = g.tag("Variant") {
+            let v = v.trim().to_ascii_lowercase();
+            if !(v.is_empty() || v == "standard" || v == "chess") {
+                r.set_error(
+                    0,
+                    ErrorKind::UnsupportedVariant,
+                    &format!("Variant tag {v:?}: only standard chess is supported"),
+                );
+                continue;
+            }
+        }
+        let setup = match g.tag("FEN") {
+            Some(fen) => match Setup::from_fen(fen) {
+                Ok(s) => s,
+                Err(e) => {
+                    r.set_error(
+                        0,
+                        ErrorKind::Setup,
+                        &format!("FEN tag {}: {e}", e.field.as_str()),
+                    );
+                    continue;
+                }
+            },
+            None => Setup::standard(),
+        };
+        live.push(Live {
+            id: i as u64,
+            tokens: g.moves.clone(),
+            ply: 0,
+            position: setup,
+            history: Default::default(),
+            fault: g.fault.as_ref().map(|f| format!("{}", f.message)),
+            pending: None,
+        });
+    }
+    live
+}
+
+/// Drops from `live` the games whose `FEN` tag gives a position the engine rejects (side not
+/// to move in check, impossible checks: [`Engine::check_setups`]) and reports them as
+/// `setup` errors. Games without a FEN tag start from the standard position and are not
+/// checked.
+pub(super) async fn reject_impossible_setups(
+    engine: &Engine,
+    games: &[(&str, RawGame)],
+    live: &mut Vec<Live>,
+    reports: &mut [GameReport],
+) -> Result<()> {
+    let (ids, setups): (Vec<u64>, Vec<Setup>) = live
+        .iter()
+        .filter(|l| games[l.id as usize].1.tag("FEN").is_some())
+        .map(|l| (l.id, l.position))
+        .unzip();
+    if setups.is_empty() {
+        return Ok(());
+    }
+    let mut rejected = HashSet::new();
+    for (id, verdict) in ids.into_iter().zip(engine.check_setups(&setups).await?) {
+        if let Some(e) = verdict {
+            reports[id as usize].set_error(0, ErrorKind::Setup, &format!("FEN tag {e}"));
+            rejected.insert(id);
+        }
+    }
+    live.retain(|l| !rejected.contains(&l.id));
+    Ok(())
+}

@@ -1,6 +1,8 @@
 //! Helpers shared by the test targets.
 #![allow(dead_code)]
 
+pub mod perft;
+
 use std::path::PathBuf;
 
 use datafusion::arrow::array::AsArray;

@@ -662,8 +662,8 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 let want: BTreeSet<(String, String, bool, bool)> = legal
                     .iter()
                     .map(|m| {
-                        let san = SanPlus::from_move(pos.clone(), m.clone()).to_string();
-                        let after = pos.clone().play(m.clone()).expect("play");
+                        let san = SanPlus::from_move(pos.clone(), *m).to_string();
+                        let after = pos.clone().play(*m).expect("play");
                         (uci(m), san, after.is_check(), after.is_checkmate())
                     })
                     .collect();
@@ -754,7 +754,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 let token = case.tokens[i].as_deref().expect("token");
                 // the legal moves the token stands for, and the legal en passant captures
                 let wanted: BTreeSet<String> = match San::from_ascii(token.as_bytes()) {
-                    Ok(san) => legal.iter().filter(|m| san.matches(m)).map(uci).collect(),
+                    Ok(san) => legal.iter().filter(|m| san.matches(**m)).map(uci).collect(),
                     Err(_) => BTreeSet::new(),
                 };
                 let legal_of = |role: &str| -> BTreeSet<String> {
@@ -786,5 +786,138 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
             }
             _ => {}
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Rules computed on two paths: the full legal-move stages and replay
+
+/// Positions of seeded random shakmaty games right after each double step (so with an en
+/// passant square, the capture legal or not), each with a random legal move's SAN; and as
+/// many positions without an en passant square.
+fn double_step_positions(seed: u64, n: usize) -> Vec<(String, String)> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    let (mut with_ep, mut without) = (vec![], vec![]);
+    while with_ep.len() < n {
+        let mut pos = Chess::default();
+        for _ in 0..120 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let m = moves[next() % moves.len()];
+            let san = San::from_move(&pos, m).to_string();
+            let fen = Fen::from_position(&pos, EnPassantMode::Always).to_string();
+            if pos.ep_square(EnPassantMode::Always).is_some() {
+                with_ep.push((fen, san));
+            } else if without.len() < n && next() % 8 == 0 {
+                without.push((fen, san));
+            }
+            pos.play_unchecked(m);
+        }
+    }
+    with_ep.truncate(n);
+    with_ep.extend(without);
+    with_ep
+}
+
+fn case_of(title: &str, fens: Vec<String>, tokens: Vec<Option<String>>) -> Case {
+    Case {
+        title: title.to_string(),
+        fens,
+        tokens,
+        columns: vec![],
+        expected: vec![],
+        rows: (0, 0),
+    }
+}
+
+/// En passant legality is decided on two paths, for speed: the full stages test it in
+/// `legal_moves` (the board after the capture against every enemy piece's rays, read by
+/// `position_status.ep_legal`), replay in `replay_moves` (an `ep_probe` row per capture with
+/// the same attack test as every replayed move, read by `replay_verdicts.ep_legal`). Both
+/// must agree with each other and with shakmaty on every position.
+#[test]
+fn en_passant_legality_agrees_between_full_stages_and_replay() {
+    let positions = double_step_positions(20261130, 1500);
+    let fens: Vec<String> = positions.iter().map(|(f, _)| f.clone()).collect();
+    let tokens: Vec<Option<String>> = positions.iter().map(|(_, t)| Some(t.clone())).collect();
+    let case = case_of("double steps", fens, tokens);
+    let (full, replay) = rt().block_on(async {
+        let e = engine().await;
+        let full = rows_of(&run_stage(&e, "position_status", &case).await);
+        let replay = rows_of(&run_stage(&e, "replay_verdicts", &case).await);
+        (full, replay)
+    });
+    let ep_of = |rows: &[Row]| -> Vec<bool> {
+        let mut out = vec![false; case.fens.len()];
+        for r in rows {
+            out[r["position_id"].u64() as usize] = r["ep_legal"].bool();
+        }
+        out
+    };
+    let (full, replay) = (ep_of(&full), ep_of(&replay));
+    let (mut legal, mut illegal) = (0, 0);
+    for (i, fen) in case.fens.iter().enumerate() {
+        let want = position(fen).legal_ep_square().is_some();
+        assert_eq!(full[i], want, "position_status.ep_legal of {fen}");
+        assert_eq!(replay[i], want, "replay_verdicts.ep_legal of {fen}");
+        let pseudo = position(fen).pseudo_legal_ep_square().is_some();
+        legal += want as usize;
+        illegal += (pseudo && !want) as usize;
+    }
+    assert!(legal >= 50, "{legal} positions with a legal en passant capture");
+    assert!(illegal >= 1, "{illegal} positions with only illegal en passant captures");
+}
+
+/// The repetition key is the columns of `position_keys`; replay holds the same columns in
+/// `replay_states` and updates them itself (`replay_next`). After the same move, replay's
+/// state and `position_keys` of the position reached must hold equal key columns.
+#[test]
+fn repetition_key_columns_agree_between_position_keys_and_replay() {
+    let positions = double_step_positions(7, 800);
+    let before: Vec<String> = positions.iter().map(|(f, _)| f.clone()).collect();
+    let tokens: Vec<Option<String>> = positions.iter().map(|(_, t)| Some(t.clone())).collect();
+    let after: Vec<String> = positions
+        .iter()
+        .map(|(f, t)| {
+            let pos = position(f);
+            let m = token_move(&pos, t).expect("legal");
+            Fen::from_position(&pos.play(m).expect("play"), EnPassantMode::Always).to_string()
+        })
+        .collect();
+    let (keys, states) = rt().block_on(async {
+        let e = engine().await;
+        let keys = rows_of(&run_stage(&e, "position_keys", &case_of("after", after.clone(), vec![None; after.len()])).await);
+        let states = rows_of(&run_stage(&e, "replay_next", &case_of("before", before, tokens)).await);
+        (keys, states)
+    });
+    let mut columns: Vec<String> = tables::SET_COLUMNS.iter().map(|c| c.to_string()).collect();
+    columns.extend(
+        [
+            "side_to_move",
+            "white_kingside",
+            "white_queenside",
+            "black_kingside",
+            "black_queenside",
+            "ep_square",
+        ]
+        .map(str::to_string),
+    );
+    let pick = |rows: &[Row]| -> BTreeMap<u64, Vec<Value>> {
+        rows.iter()
+            .map(|r| (r["position_id"].u64(), columns.iter().map(|c| r[c].clone()).collect()))
+            .collect()
+    };
+    let (keys, states) = (pick(&keys), pick(&states));
+    assert_eq!(keys.len(), after.len());
+    for (i, fen) in after.iter().enumerate() {
+        assert_eq!(keys.get(&(i as u64)), states.get(&(i as u64)), "key columns of {fen}");
     }
 }

@@ -21,15 +21,20 @@ pub fn read_perft(path: &Path) -> Vec<PerftCase> {
             continue;
         }
         let at = || format!("{}:{}", path.display(), n + 1);
-        let (key, rest) = line.split_once(' ').unwrap_or_else(|| panic!("{}: {line}", at()));
+        let (key, rest) = line
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("{}: {line}", at()));
         match key {
             "id" => out.push(PerftCase {
                 id: rest.trim().to_string(),
                 epd: String::new(),
                 counts: vec![],
             }),
-            "epd" => out.last_mut().unwrap_or_else(|| panic!("{}: epd before id", at())).epd =
-                rest.trim().to_string(),
+            "epd" => {
+                out.last_mut()
+                    .unwrap_or_else(|| panic!("{}: epd before id", at()))
+                    .epd = rest.trim().to_string()
+            }
             "perft" => {
                 let (d, nodes) = rest
                     .trim()

@@ -52,14 +52,7 @@ use sqlchess::{Engine, Setup};
 /// Loads a case's positions (and tokens), runs the pipeline up to `stage` and returns the
 /// stage's rows. The one function of this file that names stages and tables.
 async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
-    const LEGAL: [&str; 6] = [
-        "placed",
-        "boards",
-        "pseudo_moves",
-        "threats",
-        "castling",
-        "legal_moves",
-    ];
+    use sqlchess::stages::LEGAL;
     let p = e.pipeline();
     let setups: Vec<Setup> = case.fens.iter().map(|f| setup(f)).collect();
     let pairs: Vec<(u64, &Setup)> = setups
@@ -112,7 +105,7 @@ async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
         return run(&["replay_moves", "replay_verdicts", "replay_next"]).await;
     }
     e.load(&setups).await.expect("load");
-    let legal = run(&LEGAL).await;
+    let legal = run(LEGAL).await;
     match stage {
         s if LEGAL.contains(&s) => legal,
         "king_lines" | "move_checks" => run(&["king_lines", "move_checks"]).await,
@@ -387,20 +380,14 @@ fn stage_files_give_their_rows() {
         .iter()
         .map(|f| f.file_stem().expect("stem").to_string_lossy().into_owned())
         .collect();
-    for needed in [
-        "placed",
-        "boards",
-        "pseudo_moves",
-        "threats",
-        "castling",
-        "legal_moves",
+    for needed in sqlchess::stages::LEGAL.iter().copied().chain([
         "san",
         "position_status",
         "next_positions",
         "replay_moves",
         "replay_verdicts",
         "replay_next",
-    ] {
+    ]) {
         assert!(
             stages.iter().any(|s| s == needed),
             "tests/stages/{needed}.slt missing"
@@ -898,13 +885,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
 /// passant square, the capture legal or not), each with a random legal move's SAN; and as
 /// many positions without an en passant square.
 fn double_step_positions(seed: u64, n: usize) -> Vec<(String, String)> {
-    let mut state = seed;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as usize
-    };
+    let mut next = seeded_rng(seed);
     let (mut with_ep, mut without) = (vec![], vec![]);
     while with_ep.len() < n {
         let mut pos = Chess::default();

@@ -450,6 +450,16 @@ fn position(fen: &str) -> Chess {
         .unwrap_or_else(|e| panic!("{fen}: {e}"))
 }
 
+/// The square-set columns of each kind of piece, in `Role` order.
+const ROLE_SETS: [(&str, Role); 6] = [
+    ("pawns", Role::Pawn),
+    ("knights", Role::Knight),
+    ("bishops", Role::Bishop),
+    ("rooks", Role::Rook),
+    ("queens", Role::Queen),
+    ("kings", Role::King),
+];
+
 fn sq(v: &Value) -> Square {
     Square::new(v.int().expect("square") as u32)
 }
@@ -596,13 +606,8 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 assert_eq!(set("occupied"), b.occupied().0, "{ctx}: occupied");
                 assert_eq!(set("own"), b.by_color(us).0, "{ctx}: own");
                 assert_eq!(set("enemy"), them.0, "{ctx}: enemy");
-                for (n, role) in [
-                    ("pawns", Role::Pawn),
-                    ("knights", Role::Knight),
-                    ("bishops", Role::Bishop),
-                    ("rooks", Role::Rook),
-                    ("queens", Role::Queen),
-                ] {
+                // boards has no kings set
+                for &(n, role) in &ROLE_SETS[..5] {
                     assert_eq!(set(n), b.by_role(role).0, "{ctx}: {n}");
                 }
                 assert_eq!(
@@ -817,14 +822,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 if stage == "replay_next" {
                     assert_eq!(r["white"].u64(), a.white().0, "{ctx}");
                     assert_eq!(r["black"].u64(), a.black().0, "{ctx}");
-                    for (n, role) in [
-                        ("pawns", Role::Pawn),
-                        ("knights", Role::Knight),
-                        ("bishops", Role::Bishop),
-                        ("rooks", Role::Rook),
-                        ("queens", Role::Queen),
-                        ("kings", Role::King),
-                    ] {
+                    for (n, role) in ROLE_SETS {
                         assert_eq!(r[n].u64(), a.by_role(role).0, "{ctx}: {n}");
                     }
                 }

@@ -27,6 +27,11 @@ pub mod session;
 pub mod stages;
 pub mod validate;
 
+/// The README's Rust code block, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub use chess::fen::Setup;
 pub use engine::Engine;
 pub use error::{Error, Result};

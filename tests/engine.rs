@@ -7,51 +7,20 @@ use sqlchess::Setup;
 use sqlchess::chess::outcome::FinalStatus;
 use sqlchess::validate::ErrorKind;
 
-const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
-const POS3: &str = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1";
-const POS4: &str = "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1";
-const POS5: &str = "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8";
-const POS6: &str = "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10";
-
-fn check_perft(fen: &str, expected: &[u64]) {
+/// The perft suite of `tests/data/standard.perft`: every position at every depth listed.
+#[test]
+fn perft_suite() {
+    let suite = perft::read_perft(&data("standard.perft"));
+    assert_eq!(suite.len(), 6, "positions in standard.perft");
     rt().block_on(async {
         let e = engine().await;
-        for (d, want) in expected.iter().enumerate() {
-            let got = e.perft(&[setup(fen)], d as u32 + 1).await.expect("perft");
-            assert_eq!(got, vec![*want], "{fen} depth {}", d + 1);
+        for case in &suite {
+            for &(depth, want) in &case.counts {
+                let got = e.perft(&[setup(&case.epd)], depth).await.expect("perft");
+                assert_eq!(got, vec![want], "{} ({}) depth {depth}", case.id, case.epd);
+            }
         }
     });
-}
-
-#[test]
-fn perft_start_position() {
-    check_perft(START, &[20, 400, 8902, 197281]);
-}
-
-#[test]
-fn perft_kiwipete() {
-    check_perft(KIWIPETE, &[48, 2039, 97862]);
-}
-
-#[test]
-fn perft_position_3() {
-    check_perft(POS3, &[14, 191, 2812, 43238, 674624]);
-}
-
-#[test]
-fn perft_position_4() {
-    check_perft(POS4, &[6, 264, 9467]);
-}
-
-#[test]
-fn perft_position_5() {
-    check_perft(POS5, &[44, 1486, 62379]);
-}
-
-#[test]
-fn perft_position_6() {
-    check_perft(POS6, &[46, 2079, 89890]);
 }
 
 #[test]

@@ -9,6 +9,11 @@
 --   en passant      : both pawns leave their squares, so no enemy piece may attack the king
 --                     across the board as it is after the capture (the rank pin of
 --                     art. 3.7.4 included).
+-- En passant legality is decided on a second path, for speed: replay (`replay_moves`, its
+-- `ep_probe` rows) tests it with the attack test it makes for every replayed move, on one row
+-- per game, without this stage's joins. tests/stages.rs
+-- (`en_passant_legality_agrees_between_full_stages_and_replay`) checks on 1,500 positions
+-- after a double step that both paths and shakmaty agree.
 -- Columns: position_id, move_code (from_sq + 64 * to_sq + 4096 * promotion_index, unique per
 --          position), color, piece, from_sq, to_sq, promotion, captured, is_capture,
 --          is_en_passant, is_castling, cap_sq, rook_from, rook_to.

@@ -10,7 +10,12 @@
 -- for the king's square and the square it crosses (art. 3.8.2.2: neither may be attacked;
 -- tested on the board after castling, which attacks them the same way). A position with an
 -- en passant square adds each en passant capture as an `ep_probe` (whether one is legal is
--- part of the position's repetition key, art. 9.2.3). Tokens naming a full origin square
+-- part of the position's repetition key, art. 9.2.3). This is the second of the two en
+-- passant legality tests, kept for speed: the full stages decide it in `legal_moves`
+-- (`en_passant_exposed`, joins over all enemy pieces); here it is the same attack test as
+-- every other replayed move, on the game's one row. tests/stages.rs
+-- (`en_passant_legality_agrees_between_full_stages_and_replay`) checks that both agree with
+-- each other and with shakmaty. Tokens naming a full origin square
 -- (UCI) or a null move get no rows: the full legal-move stages resolve those.
 -- Columns: position_id, role ('move', 'transit', 'ep_probe'), piece, from_sq, to_sq (Int32),
 --   promotion (Utf8, nullable), is_capture (Boolean), to_bit, vacated (the squares the move

@@ -1,23 +1,32 @@
--- Stage `position_keys`: per position, the board as five 64-bit sets (occupied squares,
--- white squares, and three bits of the piece code P=1 N=2 B=3 R=4 Q=5 K=6), with side to
--- move, castling rights and en passant square: equal keys = the same position (FIDE art.
--- 9.2.3, up to the en passant square being capturable). Used to merge transpositions in
--- perft and to count repetitions.
--- Columns: position_id, key_occupied, key_white, key_bit0, key_bit1, key_bit2 (UInt64),
---          side_to_move, white_kingside, white_queenside, black_kingside, black_queenside, ep_square.
-WITH boards AS (
+-- Stage `position_keys`: the position key, the one definition of "the same position" (FIDE
+-- art. 9.2.3: the same pieces on the same squares, the same side to move, the same castling
+-- rights and en passant capture): per position, the board as the eight square sets of
+-- `replay_states` (bit n = square n; the same column names), with side to move, castling
+-- rights and en passant square. Perft merges transpositions on it (`perft_merge`, where the
+-- en passant square counts as given); repetitions are counted on it with the en passant
+-- square kept only where a capture there is legal (`position_status.ep_legal`). Replay keeps
+-- its games in `replay_states`, whose rows already hold these columns; both paths read the
+-- key through one function, `engine::replay::repetition_keys`, and tests/stages.rs checks
+-- that the two give equal keys for the same positions.
+-- Columns: position_id, white, black, pawns, knights, bishops, rooks, queens, kings (UInt64),
+--          side_to_move, white_kingside, white_queenside, black_kingside, black_queenside,
+--          ep_square.
+WITH sets AS (
   SELECT position_id,
-    bit_or(bit) AS key_occupied,
-    bit_or(CASE WHEN color = 'w' THEN bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS key_white,
-    bit_or(CASE WHEN piece IN ('P', 'B', 'Q') THEN bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS key_bit0,
-    bit_or(CASE WHEN piece IN ('N', 'B', 'K') THEN bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS key_bit1,
-    bit_or(CASE WHEN piece IN ('R', 'Q', 'K') THEN bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS key_bit2
+    bit_or(bit * CAST(color = 'w' AS BIGINT UNSIGNED)) AS white,
+    bit_or(bit * CAST(color = 'b' AS BIGINT UNSIGNED)) AS black,
+    bit_or(bit * CAST(piece = 'P' AS BIGINT UNSIGNED)) AS pawns,
+    bit_or(bit * CAST(piece = 'N' AS BIGINT UNSIGNED)) AS knights,
+    bit_or(bit * CAST(piece = 'B' AS BIGINT UNSIGNED)) AS bishops,
+    bit_or(bit * CAST(piece = 'R' AS BIGINT UNSIGNED)) AS rooks,
+    bit_or(bit * CAST(piece = 'Q' AS BIGINT UNSIGNED)) AS queens,
+    bit_or(bit * CAST(piece = 'K' AS BIGINT UNSIGNED)) AS kings
   FROM (SELECT position_id, color, piece,
                CAST(1 AS BIGINT UNSIGNED) << CAST(square AS BIGINT UNSIGNED) AS bit
         FROM pieces)
   GROUP BY position_id
 )
-SELECT b.position_id, b.key_occupied, b.key_white, b.key_bit0, b.key_bit1, b.key_bit2,
+SELECT s.position_id, s.white, s.black, s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings,
        p.side_to_move, p.white_kingside, p.white_queenside, p.black_kingside, p.black_queenside,
        p.ep_square
-FROM boards b JOIN positions p ON p.position_id = b.position_id
+FROM sets s JOIN positions p ON p.position_id = s.position_id

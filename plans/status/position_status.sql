@@ -5,11 +5,12 @@
 -- no pawn, rook or queen, and a lone knight with nothing but the king (and queens) against
 -- it, or bishops all on one square colour with no knight or pawn on the board), and a
 -- position key for repetitions (FIDE art. 9.2.3: same pieces on the same squares, same side
--- to move, same castling rights and en passant capture): `position_keys` with the en passant
--- square only where an en passant capture is legal.
+-- to move, same castling rights and en passant capture): the columns of `position_keys`,
+-- read with `ep_legal` (the en passant square counts only where a capture there is legal).
 -- Columns: position_id, n_legal, in_check, ep_legal, white_insufficient, black_insufficient,
---          key_occupied, key_white, key_bit0, key_bit1, key_bit2, side_to_move, the four castling
---          rights, ep_key (the en passant square when a capture there is legal, else -1).
+--          white, black, pawns, knights, bishops, rooks, queens, kings (square sets),
+--          side_to_move, the four castling rights, ep_square (as given), ep_key (the en
+--          passant square when a capture there is legal, else -1).
 WITH counts AS (
   SELECT position_id, COUNT(*) AS n_legal, MAX(CASE WHEN is_en_passant THEN to_sq END) AS ep_to
   FROM legal_moves GROUP BY position_id
@@ -44,8 +45,9 @@ SELECT pos.position_id,
          (m.b_knights > 0 AND m.b_count <= 2 AND m.w_minor_or_more = 0)
          OR (m.b_knights = 0 AND (m.b_bishops = 0 OR ((m.dark_bishops = 0 OR m.light_bishops = 0) AND m.pawns_knights = 0)))
        ) AS black_insufficient,
-       k.key_occupied, k.key_white, k.key_bit0, k.key_bit1, k.key_bit2,
+       k.white, k.black, k.pawns, k.knights, k.bishops, k.rooks, k.queens, k.kings,
        k.side_to_move, k.white_kingside, k.white_queenside, k.black_kingside, k.black_queenside,
+       k.ep_square,
        CAST(COALESCE(c.ep_to, -1) AS INT) AS ep_key
 FROM positions pos
 JOIN material m ON m.position_id = pos.position_id

@@ -96,10 +96,21 @@ impl FinalStatus {
     }
 }
 
-/// Position key for repetitions (python-chess `_transposition_key`): the stage
-/// `position_keys` sets (occupied, white, three bits of the piece code), side to move,
-/// castling rights, and the en passant square when a capture there is legal (else -1).
-pub type Key = (u64, u64, u64, u64, u64, String, [bool; 4], i32);
+/// Position key for repetitions (FIDE art. 9.2.3, python-chess `_transposition_key`): the
+/// columns of stage `position_keys` (the same as `replay_states`'), with the en passant
+/// square only when a capture there is legal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Key {
+    /// The board as square sets (bit n = square n, a1 = 0): white, black, pawns, knights,
+    /// bishops, rooks, queens, kings.
+    pub sets: [u64; 8],
+    /// `'w'` or `'b'`.
+    pub side_to_move: String,
+    /// Castling rights in FEN order: `K`, `Q`, `k`, `q`.
+    pub castling: [bool; 4],
+    /// The en passant square (0..63) when an en passant capture is legal, else -1.
+    pub ep_square: i32,
+}
 
 /// The positions of a game so far, for repetitions (FIDE art. 9.2).
 #[derive(Debug, Clone, Default)]
@@ -115,7 +126,7 @@ impl History {
     /// changed the castling rights.
     pub fn push_position(&mut self, key: Key) {
         if let (Some(before), Some(last)) = (self.keys.last(), self.irreversible.last_mut()) {
-            *last |= before.6 != key.6;
+            *last |= before.castling != key.castling;
         }
         self.keys.push(key);
     }

@@ -81,7 +81,7 @@ pub(crate) async fn replay(
         let (accepted, next) = step(p, states.clone(), &pairs).await?;
         let mut stopped: HashSet<u64> = HashSet::new();
         for b in &states {
-            let keys = state_keys(b)?;
+            let keys = repetition_keys(b)?;
             let ids = read::primitive::<UInt64Type>(b, "position_id")?;
             for (i, id) in ids.values().iter().enumerate() {
                 match accepted.get(id) {
@@ -167,31 +167,28 @@ fn read_verdicts(batches: &[RecordBatch]) -> Result<HashMap<u64, (bool, bool)>> 
         .collect())
 }
 
-/// The repetition key of row `i` of a `replay_states` batch (the same key as stage
-/// `position_status` gives), given whether an en passant capture is legal there.
-fn state_keys(b: &RecordBatch) -> Result<impl Fn(usize, bool) -> Key + '_> {
-    let set = |n: &str| read::primitive::<UInt64Type>(b, n);
-    let (white, black) = (set("white")?, set("black")?);
-    let (pawns, knights, bishops) = (set("pawns")?, set("knights")?, set("bishops")?);
-    let (rooks, queens, kings) = (set("rooks")?, set("queens")?, set("kings")?);
-    let side = read::strings(b, "side_to_move")?;
+/// The repetition keys of the rows of a batch holding the columns of stage `position_keys`
+/// (`replay_states` rows, `position_status` rows): the one place where a key is read. The
+/// returned function gives row `i`'s key, given whether an en passant capture is legal there
+/// (only then does the en passant square count, FIDE art. 9.2.3).
+///
+/// Errors: [`crate::Error::Schema`] when a column is missing.
+pub(crate) fn repetition_keys(b: &RecordBatch) -> Result<impl Fn(usize, bool) -> Key + '_> {
+    let sets = tables::SET_COLUMNS
+        .iter()
+        .map(|n| column::<UInt64Array>(b, n))
+        .collect::<Result<Vec<_>>>()?;
+    let side: &StringArray = column(b, "side_to_move")?;
     let rights = tables::castling_columns(b)?;
-    let ep = read::primitive::<Int32Type>(b, "ep_square")?;
-    Ok(move |i: usize, ep_legal: bool| {
-        let v = |a: &datafusion::arrow::array::UInt64Array| a.value(i);
-        (
-            v(&white) | v(&black),
-            v(&white),
-            v(&pawns) | v(&bishops) | v(&queens),
-            v(&knights) | v(&bishops) | v(&kings),
-            v(&rooks) | v(&queens) | v(&kings),
-            side.value(i).to_string(),
-            rights.map(|r| r.value(i)),
-            if ep_legal && ep.is_valid(i) {
-                ep.value(i)
-            } else {
-                -1
-            },
-        )
+    let ep: &Int32Array = column(b, "ep_square")?;
+    Ok(move |i: usize, ep_legal: bool| Key {
+        sets: std::array::from_fn(|k| sets[k].value(i)),
+        side_to_move: side.value(i).to_string(),
+        castling: rights.map(|r| r.value(i)),
+        ep_square: if ep_legal && ep.is_valid(i) {
+            ep.value(i)
+        } else {
+            -1
+        },
     })
 }

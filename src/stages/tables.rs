@@ -134,9 +134,9 @@ pub fn replay_states_schema() -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-/// The square-set columns of `replay_states`, in order: the two colours, then the six kinds of
-/// piece in [`Role`] order.
-const SET_COLUMNS: [&str; 8] = [
+/// The square-set columns of `replay_states` (and of stage `position_keys`), in order: the two
+/// colours, then the six kinds of piece in [`Role`] order.
+pub const SET_COLUMNS: [&str; 8] = [
     "white", "black", "pawns", "knights", "bishops", "rooks", "queens", "kings",
 ];
 

@@ -8,6 +8,7 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::UInt64Type;
 
 use crate::error::{Error, Result};
+use crate::engine::replay::repetition_keys;
 use crate::stages::tables::{self, column};
 
 use crate::chess::outcome::Key;
@@ -37,22 +38,8 @@ pub(super) fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Positi
         let check: &BooleanArray = column(b, "in_check")?;
         let wi: &BooleanArray = column(b, "white_insufficient")?;
         let bi: &BooleanArray = column(b, "black_insufficient")?;
-        let keys: Vec<_> = [
-            "key_occupied",
-            "key_white",
-            "key_bit0",
-            "key_bit1",
-            "key_bit2",
-        ]
-        .iter()
-        .map(|k| {
-            b.column_by_name(k)
-                .map(|c| c.as_primitive::<UInt64Type>().clone())
-        })
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| Error::Schema("position_status keys".into()))?;
-        let side: &StringArray = column(b, "side_to_move")?;
-        let rights = tables::castling_columns(b)?;
+        let key = repetition_keys(b)?;
+        let ep_legal: &BooleanArray = column(b, "ep_legal")?;
         let ep: &Int32Array = column(b, "ep_key")?;
         for i in 0..b.num_rows() {
             let ep_key = if ep.is_null(i) { -1 } else { ep.value(i) };
@@ -63,16 +50,7 @@ pub(super) fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Positi
                     in_check: check.value(i),
                     ep_legal_sq: (ep_key >= 0).then_some(ep_key as u8),
                     insufficient: wi.value(i) && bi.value(i),
-                    key: (
-                        keys[0].value(i),
-                        keys[1].value(i),
-                        keys[2].value(i),
-                        keys[3].value(i),
-                        keys[4].value(i),
-                        side.value(i).to_string(),
-                        rights.map(|r| r.value(i)),
-                        ep_key,
-                    ),
+                    key: key(i, ep_legal.value(i)),
                 },
             );
         }

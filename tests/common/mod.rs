@@ -1,6 +1,8 @@
 //! Helpers shared by the test targets.
 #![allow(dead_code)]
 
+pub mod perft;
+
 use std::path::PathBuf;
 
 use datafusion::arrow::array::AsArray;
@@ -88,16 +90,22 @@ pub async fn play(e: &Engine, fen: &str, sans: &[&str]) -> String {
     r.final_fen.expect("final fen")
 }
 
-/// Positions of seeded random games played with shakmaty, with their legal moves as
-/// (UCI, SAN with +/#) sorted by UCI.
-pub fn random_playout_positions(seed: u64, n: usize) -> Vec<(String, Vec<(String, String)>)> {
+/// A seeded pseudo-random number generator (64-bit LCG, high bits): the same sequence on
+/// every run.
+pub fn seeded_rng(seed: u64) -> impl FnMut() -> usize {
     let mut state = seed;
-    let mut next = move || {
+    move || {
         state = state
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         (state >> 33) as usize
-    };
+    }
+}
+
+/// Positions of seeded random games played with shakmaty, with their legal moves as
+/// (UCI, SAN with +/#) sorted by UCI.
+pub fn random_playout_positions(seed: u64, n: usize) -> Vec<(String, Vec<(String, String)>)> {
+    let mut next = seeded_rng(seed);
     let mut out = vec![];
     while out.len() < n {
         let mut pos = Chess::default();

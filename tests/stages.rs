@@ -1,0 +1,1039 @@
+//! Stage tests as data (sqllogictest style, as DataFusion pins its SQL behaviour): each file
+//! `tests/stages/<stage>.slt` holds cases of positions in (FEN, and a move token where the
+//! stage needs one) and the rows expected out of that one stage, so that a wrong perft or game
+//! result can be traced to the stage that goes wrong.
+//!
+//! File format (`#` starts a comment line):
+//!
+//! ```text
+//! columns from_sq:sq to_sq:sq promotion     # default columns of the file's cases
+//! case <title>
+//! fen <FEN>                                  # one line per position: position_id 0, 1, …
+//! token <SAN or UCI>                         # the move token of the fen line above
+//! columns …                                  # optional: this case's own columns
+//! ----
+//! <one line per row: the columns' values separated by one space, rows sorted>
+//! <a blank line ends the case>
+//! ```
+//!
+//! A column is printed as its value (`NULL` for null), or with `:sq` as a square name
+//! (`e4`), or with `:set` as the square set of a 64-bit column (`e1,e2`, `-` if empty).
+//! Rows are compared as sorted lists of such lines.
+//!
+//! `SQLCHESS_BLESS=1 cargo test --release --test stages` rewrites the expected rows of every
+//! file with what the engine gives, for review with `git diff`. Blessing cannot make a wrong
+//! value pass unnoticed: besides the comparison with the file, every case of the stages listed
+//! in [`facts`] is checked against shakmaty 0.30 (legal moves, SAN, checks, pins, attacks,
+//! positions after a move), in both modes.
+
+mod common;
+use common::*;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::datatypes::{DataType, Int32Type, Int64Type, UInt64Type};
+use shakmaty::fen::Fen;
+use shakmaty::san::{San, SanPlus};
+use shakmaty::{
+    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role,
+    Square, attacks,
+};
+use sqlchess::chess::fen::square_name;
+use sqlchess::chess::san::parse_san;
+use sqlchess::stages::tables;
+use sqlchess::{Engine, Setup};
+
+// ---------------------------------------------------------------------------------------
+// Running a stage
+
+/// Loads a case's positions (and tokens), runs the pipeline up to `stage` and returns the
+/// stage's rows. The one function of this file that names stages and tables.
+async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
+    use sqlchess::stages::LEGAL;
+    let p = e.pipeline();
+    let setups: Vec<Setup> = case.fens.iter().map(|f| setup(f)).collect();
+    let pairs: Vec<(u64, &Setup)> = setups
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (i as u64, s))
+        .collect();
+    let tokens: Vec<(u64, sqlchess::chess::san::SanToken)> = case
+        .tokens
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| t.as_ref().map(|t| (i as u64, t)))
+        .map(|(i, t)| {
+            (
+                i,
+                parse_san(t)
+                    .unwrap_or_else(|err| panic!("token {t}: {err}"))
+                    .0,
+            )
+        })
+        .collect();
+    let token_refs: Vec<(u64, &sqlchess::chess::san::SanToken)> =
+        tokens.iter().map(|(i, t)| (*i, t)).collect();
+    let run = async |names: &[&str]| {
+        let mut last = vec![];
+        for name in names {
+            last = p
+                .run(name)
+                .await
+                .unwrap_or_else(|err| panic!("{name}: {err}"));
+            if *name == stage {
+                break;
+            }
+        }
+        last
+    };
+    let set_tokens = async || {
+        let batch = tables::tokens_to_batch(&token_refs).expect("tokens");
+        p.set_table("tokens", vec![batch]).await.expect("tokens");
+    };
+    if stage == "san" {
+        return e.legal_moves(&setups).await.expect("legal moves");
+    }
+    if stage.starts_with("replay_") {
+        set_tokens().await;
+        let states = tables::setups_to_states(&pairs).expect("states");
+        p.set_table("replay_states", vec![states])
+            .await
+            .expect("states");
+        return run(&["replay_moves", "replay_verdicts", "replay_next"]).await;
+    }
+    e.load(&setups).await.expect("load");
+    let legal = run(LEGAL).await;
+    match stage {
+        s if LEGAL.contains(&s) => legal,
+        "king_lines" | "move_checks" => run(&["king_lines", "move_checks"]).await,
+        "position_keys" | "position_status" => run(&["position_keys", "position_status"]).await,
+        "setup_checks" => run(&["setup_checks"]).await,
+        "token_matches" | "token_verdicts" | "token_moves" | "next_positions" | "next_pieces" => {
+            set_tokens().await;
+            let chosen = run(&["token_matches", "token_verdicts", "token_moves"]).await;
+            if stage.starts_with("token_") {
+                return chosen;
+            }
+            p.set_table("chosen_moves", chosen)
+                .await
+                .expect("chosen moves");
+            run(&["next_positions", "next_pieces"]).await
+        }
+        other => panic!("no workflow for stage {other} in tests/stages.rs"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Files
+
+/// How a column's values are printed.
+#[derive(Clone, Copy, PartialEq)]
+enum Render {
+    Plain,
+    Square,
+    Set,
+}
+
+#[derive(Clone)]
+struct Column {
+    name: String,
+    render: Render,
+}
+
+struct Case {
+    title: String,
+    fens: Vec<String>,
+    tokens: Vec<Option<String>>,
+    columns: Vec<Column>,
+    expected: Vec<String>,
+    /// Lines of the file holding the expected rows (start, end exclusive), for blessing.
+    rows: (usize, usize),
+}
+
+fn parse_columns(spec: &str) -> Vec<Column> {
+    spec.split_whitespace()
+        .map(|c| {
+            let (name, render) = match c.split_once(':') {
+                Some((n, "sq")) => (n, Render::Square),
+                Some((n, "set")) => (n, Render::Set),
+                Some((_, r)) => panic!("unknown rendering {r} in {c}"),
+                None => (c, Render::Plain),
+            };
+            Column {
+                name: name.to_string(),
+                render,
+            }
+        })
+        .collect()
+}
+
+fn parse_file(path: &Path, text: &str) -> Vec<Case> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut default_columns: Option<Vec<Column>> = None;
+    let mut cases: Vec<Case> = vec![];
+    let mut i = 0;
+    let at = |i: usize| format!("{}:{}", path.display(), i + 1);
+    while i < lines.len() {
+        let line = lines[i].trim_end();
+        if line.is_empty() || line.starts_with('#') {
+            i += 1;
+            continue;
+        }
+        if let Some(spec) = line.strip_prefix("columns ") {
+            default_columns = Some(parse_columns(spec));
+            i += 1;
+            continue;
+        }
+        let title = line
+            .strip_prefix("case ")
+            .unwrap_or_else(|| panic!("{}: expected `case`, `columns` or a comment", at(i)));
+        let mut case = Case {
+            title: title.to_string(),
+            fens: vec![],
+            tokens: vec![],
+            columns: default_columns.clone().unwrap_or_default(),
+            expected: vec![],
+            rows: (0, 0),
+        };
+        i += 1;
+        while i < lines.len() && lines[i].trim_end() != "----" {
+            let l = lines[i].trim_end();
+            if let Some(fen) = l.strip_prefix("fen ") {
+                case.fens.push(fen.trim().to_string());
+                case.tokens.push(None);
+            } else if let Some(t) = l.strip_prefix("token ") {
+                let last = case
+                    .tokens
+                    .last_mut()
+                    .unwrap_or_else(|| panic!("{}: token before any fen", at(i)));
+                *last = Some(t.trim().to_string());
+            } else if let Some(spec) = l.strip_prefix("columns ") {
+                case.columns = parse_columns(spec);
+            } else if !(l.is_empty() || l.starts_with('#')) {
+                panic!("{}: unexpected line {l:?}", at(i));
+            }
+            i += 1;
+        }
+        assert!(
+            i < lines.len(),
+            "{}: case {:?} has no ----",
+            at(i),
+            case.title
+        );
+        assert!(
+            !case.fens.is_empty(),
+            "{}: case {:?} has no fen",
+            at(i),
+            case.title
+        );
+        assert!(
+            !case.columns.is_empty(),
+            "{}: case {:?} has no columns",
+            at(i),
+            case.title
+        );
+        i += 1;
+        let start = i;
+        while i < lines.len() && !lines[i].trim().is_empty() {
+            case.expected.push(lines[i].trim().to_string());
+            i += 1;
+        }
+        case.rows = (start, i);
+        cases.push(case);
+    }
+    cases
+}
+
+// ---------------------------------------------------------------------------------------
+// Rows
+
+/// One value of a stage's row.
+#[derive(Clone, Debug, PartialEq)]
+enum Value {
+    Null,
+    Int(i64),
+    UInt(u64),
+    Bool(bool),
+    Text(String),
+    Float(f64),
+}
+
+impl Value {
+    fn u64(&self) -> u64 {
+        match self {
+            Value::UInt(v) => *v,
+            Value::Int(v) => *v as u64,
+            other => panic!("not an integer: {other:?}"),
+        }
+    }
+    fn int(&self) -> Option<i64> {
+        match self {
+            Value::Null => None,
+            Value::Int(v) => Some(*v),
+            Value::UInt(v) => Some(*v as i64),
+            other => panic!("not an integer: {other:?}"),
+        }
+    }
+    fn bool(&self) -> bool {
+        match self {
+            Value::Bool(v) => *v,
+            Value::Null => false,
+            other => panic!("not a boolean: {other:?}"),
+        }
+    }
+    fn text(&self) -> Option<&str> {
+        match self {
+            Value::Text(s) => Some(s),
+            Value::Null => None,
+            other => panic!("not a string: {other:?}"),
+        }
+    }
+}
+
+type Row = BTreeMap<String, Value>;
+
+fn rows_of(batches: &[RecordBatch]) -> Vec<Row> {
+    let mut out = vec![];
+    for b in batches {
+        for i in 0..b.num_rows() {
+            let mut row = Row::new();
+            for (f, c) in b.schema().fields().iter().zip(b.columns()) {
+                let v = if c.is_null(i) {
+                    Value::Null
+                } else {
+                    match c.data_type() {
+                        DataType::UInt64 => Value::UInt(c.as_primitive::<UInt64Type>().value(i)),
+                        DataType::Int32 => {
+                            Value::Int(c.as_primitive::<Int32Type>().value(i) as i64)
+                        }
+                        DataType::Int64 => Value::Int(c.as_primitive::<Int64Type>().value(i)),
+                        DataType::Boolean => Value::Bool(c.as_boolean().value(i)),
+                        DataType::Utf8 => Value::Text(c.as_string::<i32>().value(i).to_string()),
+                        DataType::Float64 => Value::Float(
+                            c.as_primitive::<datafusion::arrow::datatypes::Float64Type>()
+                                .value(i),
+                        ),
+                        other => panic!("column {} of type {other}", f.name()),
+                    }
+                };
+                row.insert(f.name().clone(), v);
+            }
+            out.push(row);
+        }
+    }
+    out
+}
+
+fn render(row: &Row, columns: &[Column]) -> String {
+    let mut out = vec![];
+    for c in columns {
+        let v = row
+            .get(&c.name)
+            .unwrap_or_else(|| panic!("no column {} (has {:?})", c.name, row.keys()));
+        out.push(match (v, c.render) {
+            (Value::Null, _) => "NULL".to_string(),
+            (v, Render::Square) => square_name(v.int().unwrap_or(-1) as u8),
+            (v, Render::Set) => set_names(v.u64()),
+            (Value::Int(v), _) => v.to_string(),
+            (Value::UInt(v), _) => v.to_string(),
+            (Value::Bool(v), _) => v.to_string(),
+            (Value::Text(v), _) => v.clone(),
+            (Value::Float(v), _) => v.to_string(),
+        });
+    }
+    out.join(" ")
+}
+
+fn set_names(bits: u64) -> String {
+    if bits == 0 {
+        return "-".into();
+    }
+    (0..64u8)
+        .filter(|sq| bits >> sq & 1 == 1)
+        .map(square_name)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+// ---------------------------------------------------------------------------------------
+// The test
+
+fn stage_files() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/stages");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/stages")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "slt"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn stage_files_give_their_rows() {
+    let bless = std::env::var("SQLCHESS_BLESS").is_ok_and(|v| v == "1");
+    let files = stage_files();
+    let stages: Vec<String> = files
+        .iter()
+        .map(|f| f.file_stem().expect("stem").to_string_lossy().into_owned())
+        .collect();
+    for needed in sqlchess::stages::LEGAL.iter().copied().chain([
+        "san",
+        "position_status",
+        "next_positions",
+        "replay_moves",
+        "replay_verdicts",
+        "replay_next",
+    ]) {
+        assert!(
+            stages.iter().any(|s| s == needed),
+            "tests/stages/{needed}.slt missing"
+        );
+    }
+    let mut failures = vec![];
+    let mut n_cases = 0;
+    rt().block_on(async {
+        let e = engine().await;
+        for (path, stage) in files.iter().zip(&stages) {
+            let text = std::fs::read_to_string(path).expect("read");
+            let cases = parse_file(path, &text);
+            assert!(cases.len() >= 3, "{}: fewer than 3 cases", path.display());
+            let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+            for case in cases.iter().rev() {
+                n_cases += 1;
+                let batches = run_stage(&e, stage, case).await;
+                let rows = rows_of(&batches);
+                facts(stage, case, &rows);
+                let mut got: Vec<String> = rows.iter().map(|r| render(r, &case.columns)).collect();
+                got.sort();
+                let mut want = case.expected.clone();
+                want.sort();
+                if bless {
+                    lines.splice(case.rows.0..case.rows.1, got).for_each(drop);
+                } else if got != want {
+                    let mut msg = String::new();
+                    let _ = writeln!(msg, "{}: case {:?}", path.display(), case.title);
+                    for l in want.iter().filter(|l| !got.contains(l)) {
+                        let _ = writeln!(msg, "  - {l}");
+                    }
+                    for l in got.iter().filter(|l| !want.contains(l)) {
+                        let _ = writeln!(msg, "  + {l}");
+                    }
+                    failures.push(msg);
+                }
+            }
+            if bless {
+                let mut out = lines.join("\n");
+                out.push('\n');
+                std::fs::write(path, out).expect("bless");
+            }
+        }
+    });
+    assert!(n_cases >= 36, "{n_cases} cases");
+    assert!(
+        failures.is_empty(),
+        "rows differ (- expected, + engine; SQLCHESS_BLESS=1 rewrites the files):\n{}",
+        failures.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Facts: each case's rows checked against shakmaty
+
+fn position(fen: &str) -> Chess {
+    Fen::from_ascii(fen.as_bytes())
+        .unwrap_or_else(|e| panic!("{fen}: {e}"))
+        .into_position(CastlingMode::Standard)
+        .unwrap_or_else(|e| panic!("{fen}: {e}"))
+}
+
+/// The square-set columns of each kind of piece, in `Role` order.
+const ROLE_SETS: [(&str, Role); 6] = [
+    ("pawns", Role::Pawn),
+    ("knights", Role::Knight),
+    ("bishops", Role::Bishop),
+    ("rooks", Role::Rook),
+    ("queens", Role::Queen),
+    ("kings", Role::King),
+];
+
+fn sq(v: &Value) -> Square {
+    Square::new(v.int().expect("square") as u32)
+}
+
+fn role_letter(r: Role) -> String {
+    r.upper_char().to_string()
+}
+
+fn color_letter(c: Color) -> &'static str {
+    match c {
+        Color::White => "w",
+        Color::Black => "b",
+    }
+}
+
+fn uci(m: &Move) -> String {
+    m.to_uci(CastlingMode::Standard).to_string()
+}
+
+/// UCI of a row with from_sq, to_sq and promotion.
+fn row_uci(r: &Row) -> String {
+    format!(
+        "{}{}{}",
+        square_name(r["from_sq"].int().expect("from") as u8),
+        square_name(r["to_sq"].int().expect("to") as u8),
+        r.get("promotion")
+            .and_then(|p| p.text())
+            .map(|p| p.to_ascii_lowercase())
+            .unwrap_or_default()
+    )
+}
+
+fn by_position(rows: &[Row], case: &Case) -> Vec<Vec<Row>> {
+    let mut out = vec![vec![]; case.fens.len()];
+    for r in rows {
+        out[r["position_id"].u64() as usize].push(r.clone());
+    }
+    out
+}
+
+/// The token's move in shakmaty, if it stands for exactly one legal move.
+fn token_move(pos: &Chess, token: &str) -> Option<Move> {
+    San::from_ascii(token.as_bytes())
+        .ok()
+        .and_then(|s| s.to_move(pos).ok())
+}
+
+/// Pseudo-legal moves (before king safety, castling left out, promotions not expanded) as
+/// (from, to, captured, is_en_passant, cap_sq), from shakmaty's attack tables.
+fn pseudo_legal(pos: &Chess) -> BTreeSet<(u32, u32, Option<String>, bool, Option<u32>)> {
+    let b = pos.board();
+    let us = pos.turn();
+    let own = b.by_color(us);
+    let occ = b.occupied();
+    let ep = pos.ep_square(EnPassantMode::Always);
+    let mut out = BTreeSet::new();
+    for (from, piece) in b.iter().filter(|(_, p)| p.color == us) {
+        let mut targets: Vec<(Square, bool)> = vec![];
+        if piece.role == Role::Pawn {
+            let step: i32 = if us == Color::White { 8 } else { -8 };
+            let one = Square::new((from as i32 + step) as u32);
+            if !occ.contains(one) {
+                targets.push((one, false));
+                let start = if us == Color::White { 1 } else { 6 };
+                if from.rank() as u32 == start {
+                    let two = Square::new((from as i32 + 2 * step) as u32);
+                    if !occ.contains(two) {
+                        targets.push((two, false));
+                    }
+                }
+            }
+            for t in attacks::pawn_attacks(us, from) {
+                if b.by_color(!us).contains(t) || Some(t) == ep {
+                    targets.push((t, Some(t) == ep && !occ.contains(t)));
+                }
+            }
+        } else {
+            for t in attacks::attacks(from, piece, occ) & !own {
+                targets.push((t, false));
+            }
+        }
+        for (to, ep) in targets {
+            let cap_sq = if ep {
+                Some(Square::from_coords(to.file(), from.rank()))
+            } else {
+                b.role_at(to).map(|_| to)
+            };
+            let captured = cap_sq.and_then(|c| b.role_at(c)).map(role_letter);
+            out.insert((
+                from as u32,
+                to as u32,
+                captured,
+                ep,
+                cap_sq.map(|c| c as u32),
+            ));
+        }
+    }
+    out
+}
+
+/// Checks a case's rows against shakmaty, for the stages whose meaning shakmaty states.
+fn facts(stage: &str, case: &Case, rows: &[Row]) {
+    let per = by_position(rows, case);
+    for (i, fen) in case.fens.iter().enumerate() {
+        let pos = position(fen);
+        let b = pos.board();
+        let us = pos.turn();
+        let rows = &per[i];
+        let ctx = format!("{stage}, case {:?}, {fen}", case.title);
+        let legal = pos.legal_moves();
+        let legal_uci: BTreeSet<String> = legal.iter().map(uci).collect();
+        let king = b.king_of(us).expect("king");
+        match stage {
+            "placed" => {
+                let got: BTreeSet<(u32, String, String, bool)> = rows
+                    .iter()
+                    .map(|r| {
+                        (
+                            sq(&r["square"]) as u32,
+                            r["color"].text().expect("color").to_string(),
+                            r["piece"].text().expect("piece").to_string(),
+                            r["own"].bool(),
+                        )
+                    })
+                    .collect();
+                let want: BTreeSet<(u32, String, String, bool)> = b
+                    .iter()
+                    .map(|(s, p)| {
+                        (
+                            s as u32,
+                            color_letter(p.color).to_string(),
+                            role_letter(p.role),
+                            p.color == us,
+                        )
+                    })
+                    .collect();
+                assert_eq!(got, want, "{ctx}");
+            }
+            "boards" => {
+                assert_eq!(rows.len(), 1, "{ctx}");
+                let r = &rows[0];
+                let set = |n: &str| r[n].u64();
+                let them = b.by_color(!us);
+                assert_eq!(set("occupied"), b.occupied().0, "{ctx}: occupied");
+                assert_eq!(set("own"), b.by_color(us).0, "{ctx}: own");
+                assert_eq!(set("enemy"), them.0, "{ctx}: enemy");
+                // boards has no kings set
+                for &(n, role) in &ROLE_SETS[..5] {
+                    assert_eq!(set(n), b.by_role(role).0, "{ctx}: {n}");
+                }
+                assert_eq!(
+                    set("occupied_xray"),
+                    (b.occupied() & !Bitboard::from(king)).0,
+                    "{ctx}"
+                );
+                let ep = pos.ep_square(EnPassantMode::Always);
+                assert_eq!(
+                    set("ep_bit"),
+                    ep.map_or(0, |s| Bitboard::from(s).0),
+                    "{ctx}: ep_bit"
+                );
+                assert_eq!(sq(&r["king_sq"]), king, "{ctx}");
+                assert_eq!(Some(sq(&r["enemy_king_sq"])), b.king_of(!us), "{ctx}");
+            }
+            "pseudo_moves" => {
+                let got: BTreeSet<(u32, u32, Option<String>, bool, Option<u32>)> = rows
+                    .iter()
+                    .map(|r| {
+                        (
+                            sq(&r["from_sq"]) as u32,
+                            sq(&r["to_sq"]) as u32,
+                            r["captured"].text().map(str::to_string),
+                            r["is_en_passant"].bool(),
+                            r["cap_sq"].int().map(|c| c as u32),
+                        )
+                    })
+                    .collect();
+                assert_eq!(got, pseudo_legal(&pos), "{ctx}");
+            }
+            "threats" => {
+                assert_eq!(rows.len(), 1, "{ctx}");
+                let r = &rows[0];
+                let occ = b.occupied();
+                let xray = occ & !Bitboard::from(king);
+                let mut attacked = Bitboard(0);
+                let mut pinned = Bitboard(0);
+                for (s, p) in b.iter().filter(|(_, p)| p.color != us) {
+                    attacked |= attacks::attacks(s, p, xray);
+                    let slider = matches!(p.role, Role::Bishop | Role::Rook | Role::Queen);
+                    if slider && attacks::attacks(s, p, Bitboard(0)).contains(king) {
+                        let between = attacks::between(s, king) & occ;
+                        if between.count() == 1 && (between & b.by_color(us)).any() {
+                            pinned |= between;
+                        }
+                    }
+                }
+                let checkers = pos.checkers();
+                assert_eq!(r["attacked"].u64(), attacked.0, "{ctx}: attacked");
+                assert_eq!(r["checkers"].u64(), checkers.0, "{ctx}: checkers");
+                assert_eq!(
+                    r["n_checkers"].int(),
+                    Some(checkers.count() as i64),
+                    "{ctx}"
+                );
+                assert_eq!(r["pinned"].u64(), pinned.0, "{ctx}: pinned");
+                assert_eq!(sq(&r["king_sq"]), king, "{ctx}");
+                if let Some(c) = checkers.single_square() {
+                    let evasion = attacks::between(c, king) | Bitboard::from(c);
+                    assert_eq!(r["evasion"].u64(), evasion.0, "{ctx}: evasion");
+                }
+            }
+            "castling" => {
+                let got: BTreeSet<String> = rows.iter().map(row_uci).collect();
+                let want: BTreeSet<String> =
+                    legal.iter().filter(|m| m.is_castle()).map(uci).collect();
+                assert_eq!(got, want, "{ctx}");
+                for r in rows {
+                    let side = if sq(&r["to_sq"]).file() > king.file() {
+                        CastlingSide::KingSide
+                    } else {
+                        CastlingSide::QueenSide
+                    };
+                    assert_eq!(
+                        sq(&r["rook_from"]),
+                        pos.castles().rook(us, side).expect("rook")
+                    );
+                    assert_eq!(sq(&r["rook_to"]), side.rook_to(us), "{ctx}");
+                }
+            }
+            "legal_moves" => {
+                let got: BTreeSet<String> = rows.iter().map(row_uci).collect();
+                assert_eq!(got, legal_uci, "{ctx}");
+                for r in rows {
+                    let m = legal.iter().find(|m| uci(m) == row_uci(r)).expect("move");
+                    let ctx = format!("{ctx} {}", uci(m));
+                    assert_eq!(r["is_en_passant"].bool(), m.is_en_passant(), "{ctx}");
+                    assert_eq!(r["is_castling"].bool(), m.is_castle(), "{ctx}");
+                    assert_eq!(r["is_capture"].bool(), m.is_capture(), "{ctx}");
+                    assert_eq!(
+                        r["captured"].text().map(str::to_string),
+                        m.capture().map(role_letter),
+                        "{ctx}"
+                    );
+                    assert_eq!(
+                        r["piece"].text(),
+                        Some(role_letter(m.role()).as_str()),
+                        "{ctx}"
+                    );
+                }
+            }
+            "san" => {
+                let got: BTreeSet<(String, String, bool, bool)> = rows
+                    .iter()
+                    .map(|r| {
+                        (
+                            r["uci"].text().expect("uci").to_string(),
+                            r["san"].text().expect("san").to_string(),
+                            r["is_check"].bool(),
+                            r["is_mate"].bool(),
+                        )
+                    })
+                    .collect();
+                let want: BTreeSet<(String, String, bool, bool)> = legal
+                    .iter()
+                    .map(|m| {
+                        let san = SanPlus::from_move(pos.clone(), *m).to_string();
+                        let after = pos.clone().play(*m).expect("play");
+                        (uci(m), san, after.is_check(), after.is_checkmate())
+                    })
+                    .collect();
+                assert_eq!(got, want, "{ctx}");
+            }
+            "position_status" => {
+                assert_eq!(rows.len(), 1, "{ctx}");
+                let r = &rows[0];
+                let ep = pos.legal_ep_square();
+                assert_eq!(r["n_legal"].int(), Some(legal.len() as i64), "{ctx}");
+                assert_eq!(r["in_check"].bool(), pos.is_check(), "{ctx}");
+                assert_eq!(r["ep_legal"].bool(), ep.is_some(), "{ctx}");
+                assert_eq!(
+                    r["ep_key"].int(),
+                    Some(ep.map_or(-1, |s| s as i64)),
+                    "{ctx}"
+                );
+                assert_eq!(
+                    r["white_insufficient"].bool(),
+                    pos.has_insufficient_material(Color::White),
+                    "{ctx}"
+                );
+                assert_eq!(
+                    r["black_insufficient"].bool(),
+                    pos.has_insufficient_material(Color::Black),
+                    "{ctx}"
+                );
+            }
+            "next_positions" | "next_pieces" | "replay_next" => {
+                let token = case.tokens[i].as_deref().expect("token");
+                let Some(m) = token_move(&pos, token) else {
+                    assert!(
+                        rows.is_empty(),
+                        "{ctx}: {token} is no legal move, rows {rows:?}"
+                    );
+                    continue;
+                };
+                let after = pos.clone().play(m).expect("play");
+                let a = after.board();
+                if stage == "next_pieces" {
+                    let got: BTreeSet<(u32, String, String)> = rows
+                        .iter()
+                        .map(|r| {
+                            (
+                                sq(&r["square"]) as u32,
+                                r["color"].text().expect("color").to_string(),
+                                r["piece"].text().expect("piece").to_string(),
+                            )
+                        })
+                        .collect();
+                    let want: BTreeSet<(u32, String, String)> = a
+                        .iter()
+                        .map(|(s, p)| {
+                            (
+                                s as u32,
+                                color_letter(p.color).to_string(),
+                                role_letter(p.role),
+                            )
+                        })
+                        .collect();
+                    assert_eq!(got, want, "{ctx} {token}");
+                    continue;
+                }
+                assert_eq!(rows.len(), 1, "{ctx}");
+                let r = &rows[0];
+                let ctx = format!("{ctx} {token}");
+                assert_eq!(
+                    r["side_to_move"].text(),
+                    Some(color_letter(after.turn())),
+                    "{ctx}"
+                );
+                let c = after.castles();
+                for (n, color, side) in [
+                    ("white_kingside", Color::White, CastlingSide::KingSide),
+                    ("white_queenside", Color::White, CastlingSide::QueenSide),
+                    ("black_kingside", Color::Black, CastlingSide::KingSide),
+                    ("black_queenside", Color::Black, CastlingSide::QueenSide),
+                ] {
+                    assert_eq!(r[n].bool(), c.has(color, side), "{ctx}: {n}");
+                }
+                let ep = after.ep_square(EnPassantMode::Always).map(|s| s as i64);
+                assert_eq!(r["ep_square"].int(), ep, "{ctx}: ep_square");
+                assert_eq!(
+                    r["halfmove_clock"].int(),
+                    Some(after.halfmoves() as i64),
+                    "{ctx}"
+                );
+                assert_eq!(
+                    r["fullmove_number"].int(),
+                    Some(after.fullmoves().get() as i64),
+                    "{ctx}"
+                );
+                if stage == "replay_next" {
+                    assert_eq!(r["white"].u64(), a.white().0, "{ctx}");
+                    assert_eq!(r["black"].u64(), a.black().0, "{ctx}");
+                    for (n, role) in ROLE_SETS {
+                        assert_eq!(r[n].u64(), a.by_role(role).0, "{ctx}: {n}");
+                    }
+                }
+            }
+            "replay_moves" => {
+                let token = case.tokens[i].as_deref().expect("token");
+                // the legal moves the token stands for, and the legal en passant captures
+                let wanted: BTreeSet<String> = match San::from_ascii(token.as_bytes()) {
+                    Ok(san) => legal.iter().filter(|m| san.matches(**m)).map(uci).collect(),
+                    Err(_) => BTreeSet::new(),
+                };
+                let legal_of = |role: &str| -> BTreeSet<String> {
+                    rows.iter()
+                        .filter(|r| r["role"].text() == Some(role) && !r["attacked"].bool())
+                        .map(row_uci)
+                        .collect()
+                };
+                let moves = legal_of("move");
+                let transit_attacked = rows
+                    .iter()
+                    .any(|r| r["role"].text() == Some("transit") && r["attacked"].bool());
+                let accepted: BTreeSet<String> = if transit_attacked {
+                    BTreeSet::new()
+                } else {
+                    moves
+                };
+                assert_eq!(accepted, wanted, "{ctx} {token}");
+                let ep: BTreeSet<String> = legal
+                    .iter()
+                    .filter(|m| m.is_en_passant())
+                    .map(uci)
+                    .collect();
+                assert_eq!(legal_of("ep_probe"), ep, "{ctx}: en passant probes");
+            }
+            "replay_verdicts" => {
+                let token = case.tokens[i].as_deref().expect("token");
+                let m = token_move(&pos, token);
+                let accepted = rows.first().is_some_and(|r| r["accepted"].bool());
+                assert_eq!(accepted, m.is_some(), "{ctx} {token}");
+                if let (Some(r), Some(m)) = (rows.first(), m) {
+                    assert_eq!(r["zeroing"].bool(), m.is_zeroing(), "{ctx} {token}");
+                    assert_eq!(
+                        r["ep_legal"].bool(),
+                        pos.legal_ep_square().is_some(),
+                        "{ctx}"
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Rules computed on two paths: the full legal-move stages and replay
+
+/// Positions of seeded random shakmaty games right after each double step (so with an en
+/// passant square, the capture legal or not), each with a random legal move's SAN; and as
+/// many positions without an en passant square.
+fn double_step_positions(seed: u64, n: usize) -> Vec<(String, String)> {
+    let mut next = seeded_rng(seed);
+    let (mut with_ep, mut without) = (vec![], vec![]);
+    while with_ep.len() < n {
+        let mut pos = Chess::default();
+        for _ in 0..120 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let m = moves[next() % moves.len()];
+            let san = San::from_move(&pos, m).to_string();
+            let fen = Fen::from_position(&pos, EnPassantMode::Always).to_string();
+            if pos.ep_square(EnPassantMode::Always).is_some() {
+                with_ep.push((fen, san));
+            } else if without.len() < n && next() % 8 == 0 {
+                without.push((fen, san));
+            }
+            pos.play_unchecked(m);
+        }
+    }
+    with_ep.truncate(n);
+    with_ep.extend(without);
+    with_ep
+}
+
+fn case_of(title: &str, fens: Vec<String>, tokens: Vec<Option<String>>) -> Case {
+    Case {
+        title: title.to_string(),
+        fens,
+        tokens,
+        columns: vec![],
+        expected: vec![],
+        rows: (0, 0),
+    }
+}
+
+/// En passant legality is decided on two paths, for speed: the full stages test it in
+/// `legal_moves` (the board after the capture against every enemy piece's rays, read by
+/// `position_status.ep_legal`), replay in `replay_moves` (an `ep_probe` row per capture with
+/// the same attack test as every replayed move, read by `replay_verdicts.ep_legal`). Both
+/// must agree with each other and with shakmaty on every position.
+#[test]
+fn en_passant_legality_agrees_between_full_stages_and_replay() {
+    let mut positions = double_step_positions(20261130, 1500);
+    // en passant captures that are illegal (rare in random games): rank pins of both colours,
+    // the capturing pawn pinned on a diagonal and on a file
+    for fen in [
+        "7k/8/8/K2pP2r/8/8/8/8 w - d6 0 1",
+        "8/8/8/8/1k1Pp2R/8/8/4K3 b - d3 0 1",
+        "7b/8/8/3pP3/8/8/8/K6k w - d6 0 1",
+        "4r2k/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
+    ] {
+        let pos = position(fen);
+        let m = pos.legal_moves()[0];
+        positions.push((fen.to_string(), San::from_move(&pos, m).to_string()));
+    }
+    let fens: Vec<String> = positions.iter().map(|(f, _)| f.clone()).collect();
+    let tokens: Vec<Option<String>> = positions.iter().map(|(_, t)| Some(t.clone())).collect();
+    let case = case_of("double steps", fens, tokens);
+    let (full, replay) = rt().block_on(async {
+        let e = engine().await;
+        let full = rows_of(&run_stage(&e, "position_status", &case).await);
+        let replay = rows_of(&run_stage(&e, "replay_verdicts", &case).await);
+        (full, replay)
+    });
+    let ep_of = |rows: &[Row]| -> Vec<bool> {
+        let mut out = vec![false; case.fens.len()];
+        for r in rows {
+            out[r["position_id"].u64() as usize] = r["ep_legal"].bool();
+        }
+        out
+    };
+    let (full, replay) = (ep_of(&full), ep_of(&replay));
+    let (mut legal, mut illegal) = (0, 0);
+    for (i, fen) in case.fens.iter().enumerate() {
+        let want = position(fen).legal_ep_square().is_some();
+        assert_eq!(full[i], want, "position_status.ep_legal of {fen}");
+        assert_eq!(replay[i], want, "replay_verdicts.ep_legal of {fen}");
+        let pseudo = position(fen).pseudo_legal_ep_square().is_some();
+        legal += want as usize;
+        illegal += (pseudo && !want) as usize;
+    }
+    assert!(
+        legal >= 50,
+        "{legal} positions with a legal en passant capture"
+    );
+    assert!(
+        illegal >= 4,
+        "{illegal} positions with only illegal en passant captures"
+    );
+}
+
+/// The repetition key is the columns of `position_keys`; replay holds the same columns in
+/// `replay_states` and updates them itself (`replay_next`). After the same move, replay's
+/// state and `position_keys` of the position reached must hold equal key columns.
+#[test]
+fn repetition_key_columns_agree_between_position_keys_and_replay() {
+    let positions = double_step_positions(7, 800);
+    let before: Vec<String> = positions.iter().map(|(f, _)| f.clone()).collect();
+    let tokens: Vec<Option<String>> = positions.iter().map(|(_, t)| Some(t.clone())).collect();
+    let after: Vec<String> = positions
+        .iter()
+        .map(|(f, t)| {
+            let pos = position(f);
+            let m = token_move(&pos, t).expect("legal");
+            Fen::from_position(&pos.play(m).expect("play"), EnPassantMode::Always).to_string()
+        })
+        .collect();
+    let (keys, states) = rt().block_on(async {
+        let e = engine().await;
+        let keys = rows_of(
+            &run_stage(
+                &e,
+                "position_keys",
+                &case_of("after", after.clone(), vec![None; after.len()]),
+            )
+            .await,
+        );
+        let states =
+            rows_of(&run_stage(&e, "replay_next", &case_of("before", before, tokens)).await);
+        (keys, states)
+    });
+    let mut columns: Vec<String> = tables::SET_COLUMNS.iter().map(|c| c.to_string()).collect();
+    columns.extend(
+        [
+            "side_to_move",
+            "white_kingside",
+            "white_queenside",
+            "black_kingside",
+            "black_queenside",
+            "ep_square",
+        ]
+        .map(str::to_string),
+    );
+    let pick = |rows: &[Row]| -> BTreeMap<u64, Vec<Value>> {
+        rows.iter()
+            .map(|r| {
+                (
+                    r["position_id"].u64(),
+                    columns.iter().map(|c| r[c].clone()).collect(),
+                )
+            })
+            .collect()
+    };
+    let (keys, states) = (pick(&keys), pick(&states));
+    assert_eq!(keys.len(), after.len());
+    for (i, fen) in after.iter().enumerate() {
+        assert_eq!(
+            keys.get(&(i as u64)),
+            states.get(&(i as u64)),
+            "key columns of {fen}"
+        );
+    }
+}

@@ -11,15 +11,23 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 use sqlchess::{Engine, PipelineConfig, Setup};
 
-fn fens() -> Vec<String> {
+/// The fixture's positions with python-chess's number of legal moves.
+fn fens() -> Vec<(String, usize)> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/oracle_positions.csv"
     );
     let mut rdr = csv::Reader::from_path(path).expect("oracle positions");
     rdr.records()
-        .map(|r| r.expect("row")[0].to_string())
+        .map(|r| {
+            let r = r.expect("row");
+            (r[0].to_string(), r[1].parse().expect("legal_move_count"))
+        })
         .collect()
+}
+
+fn rows(batches: &[datafusion::arrow::array::RecordBatch]) -> usize {
+    batches.iter().map(|b| b.num_rows()).sum()
 }
 
 fn bench(c: &mut Criterion) {
@@ -34,7 +42,8 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("legal_moves");
     group.sample_size(10);
     for n in [1usize, 100, 10_000] {
-        let batch: Vec<&String> = fens.iter().cycle().take(n).collect();
+        let batch: Vec<&String> = fens.iter().cycle().take(n).map(|(f, _)| f).collect();
+        let want: usize = fens.iter().cycle().take(n).map(|(_, c)| c).sum();
         let setups: Vec<Setup> = batch
             .iter()
             .map(|f| Setup::from_fen(f).expect("fen"))
@@ -48,6 +57,20 @@ fn bench(c: &mut Criterion) {
                     .expect("position")
             })
             .collect();
+        // the results the timed loops compute, checked once before timing
+        let full = rt
+            .block_on(engine.legal_moves(&setups))
+            .expect("legal moves");
+        assert_eq!(rows(&full), want, "legal moves of {n} positions");
+        let generated = rt
+            .block_on(async {
+                engine.load(&setups).await?;
+                engine.run_legal().await
+            })
+            .expect("legal moves");
+        assert_eq!(rows(&generated), want, "generated moves of {n} positions");
+        let native: usize = positions.iter().map(|p| p.legal_moves().len()).sum();
+        assert_eq!(native, want, "shakmaty's moves of {n} positions");
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("sqlchess", n), &setups, |b, s| {
             b.iter(|| {

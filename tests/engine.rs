@@ -146,7 +146,11 @@ fn legal_moves_checks_mates_and_stalemates_match_python_chess_oracle() {
         let have: Vec<&str> = got[i].iter().map(|m| m.uci.as_str()).collect();
         assert_eq!(have, row.moves, "legal moves of {fen}");
         let of = |f: fn(&Mv) -> bool| -> Vec<&str> {
-            got[i].iter().filter(|m| f(m)).map(|m| m.uci.as_str()).collect()
+            got[i]
+                .iter()
+                .filter(|m| f(m))
+                .map(|m| m.uci.as_str())
+                .collect()
         };
         assert_eq!(of(|m| m.is_check), row.checking, "is_check column of {fen}");
         assert_eq!(of(|m| m.is_mate), row.mating, "is_mate column of {fen}");
@@ -160,14 +164,23 @@ fn legal_moves_checks_mates_and_stalemates_match_python_chess_oracle() {
                 ""
             };
             assert!(
-                m.san.ends_with(suffix) && !m.san[..m.san.len() - suffix.len()].ends_with(['+', '#']),
+                m.san.ends_with(suffix)
+                    && !m.san[..m.san.len() - suffix.len()].ends_with(['+', '#']),
                 "{fen}: {m:?}"
             );
         }
         assert_eq!(in_check[i], row.is_check, "side to move in check in {fen}");
         let status = reports[i].final_status.as_deref();
-        assert_eq!(status == Some("checkmate"), row.is_checkmate, "{fen}: {status:?}");
-        assert_eq!(status == Some("stalemate"), row.is_stalemate, "{fen}: {status:?}");
+        assert_eq!(
+            status == Some("checkmate"),
+            row.is_checkmate,
+            "{fen}: {status:?}"
+        );
+        assert_eq!(
+            status == Some("stalemate"),
+            row.is_stalemate,
+            "{fen}: {status:?}"
+        );
     }
 }
 
@@ -314,17 +327,34 @@ fn edge_fens_match_python_chess() {
             (r[0], r[2], r[3], r[4], r[5], r[6], r[7]);
         assert_eq!((valid, status), ("True", "VALID"), "{kind}: fixture");
         assert_eq!(verdicts[i], None, "{kind}: {fen}");
-        assert_eq!(moves[i].len().to_string(), count, "{kind}: legal moves of {fen}");
+        assert_eq!(
+            moves[i].len().to_string(),
+            count,
+            "{kind}: legal moves of {fen}"
+        );
         let rep = &reports[i];
         assert_eq!(rep.error_kind, None, "{kind}: {rep:?}");
-        assert_eq!(rep.final_fen.as_deref(), Some(want_fen), "{kind}: FEN of {fen}");
-        let halfmove: u32 = want_fen.split(' ').nth(4).expect("clock").parse().expect("clock");
+        assert_eq!(
+            rep.final_fen.as_deref(),
+            Some(want_fen),
+            "{kind}: FEN of {fen}"
+        );
+        let halfmove: u32 = want_fen
+            .split(' ')
+            .nth(4)
+            .expect("clock")
+            .parse()
+            .expect("clock");
         let want_status = match outcome {
             "-" if halfmove >= 100 && !moves[i].is_empty() => "fifty_moves",
             "-" => "ongoing",
             o => o,
         };
-        assert_eq!(rep.final_status.as_deref(), Some(want_status), "{kind}: status of {fen}");
+        assert_eq!(
+            rep.final_status.as_deref(),
+            Some(want_status),
+            "{kind}: status of {fen}"
+        );
     }
 }
 

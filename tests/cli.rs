@@ -824,9 +824,20 @@ fn validate_profile_prints_the_stage_table() {
         (share - 100.0).abs() < 0.5,
         "shares add up to {share}: {table}"
     );
-    for s in ["legal_moves", "position_status", "token_matches"] {
-        assert!(stages.contains(&s), "no row for {s}: {table}");
-    }
+    // the two standard games' 10 plies are each checked once by replay (one row per ply),
+    // and their 2 final positions get their status
+    let rows_of = |stage: &str| -> u64 {
+        lines[1..total]
+            .iter()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|f| f[0] == stage)
+            .unwrap_or_else(|| panic!("no row for {stage}: {table}"))[2]
+            .parse()
+            .expect("rows")
+    };
+    assert_eq!(rows_of("replay_moves"), 10, "{table}");
+    assert_eq!(rows_of("position_status"), 2, "{table}");
+    assert!(stages.contains(&"legal_moves"), "{table}");
     assert!(lines[total + 1].starts_with("planning "), "{table}");
 }
 

@@ -4,31 +4,15 @@
 //! `sqlchess` is the full API (legal moves with SAN, check and mate); `sqlchess_generation`
 //! runs only the legal-move stages.
 
+mod common;
+use common::{fens, rows};
+
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 use sqlchess::{Engine, PipelineConfig, Setup};
-
-/// The fixture's positions with python-chess's number of legal moves.
-fn fens() -> Vec<(String, usize)> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/oracle_positions.csv"
-    );
-    let mut rdr = csv::Reader::from_path(path).expect("oracle positions");
-    rdr.records()
-        .map(|r| {
-            let r = r.expect("row");
-            (r[0].to_string(), r[1].parse().expect("legal_move_count"))
-        })
-        .collect()
-}
-
-fn rows(batches: &[datafusion::arrow::array::RecordBatch]) -> usize {
-    batches.iter().map(|b| b.num_rows()).sum()
-}
 
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -19,6 +19,9 @@
 //!
 //! `cargo bench --bench pipelines` runs both groups in a few minutes (10 samples each).
 
+mod common;
+use common::{fens, rows};
+
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -27,25 +30,6 @@ use criterion::{
 };
 use sqlchess::seed::SeedPipeline;
 use sqlchess::{Engine, PipelineConfig, Setup};
-
-/// The fixture's positions with python-chess's number of legal moves.
-fn fens() -> Vec<(String, usize)> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/oracle_positions.csv"
-    );
-    let mut rdr = csv::Reader::from_path(path).expect("oracle positions");
-    rdr.records()
-        .map(|r| {
-            let r = r.expect("row");
-            (r[0].to_string(), r[1].parse().expect("legal_move_count"))
-        })
-        .collect()
-}
-
-fn rows(batches: &[datafusion::arrow::array::RecordBatch]) -> usize {
-    batches.iter().map(|b| b.num_rows()).sum()
-}
 
 /// The seed's move count (`+stage13`) for the first `n` positions of the fixture, cycled:
 /// fewer than the legal moves, because of the seed's defects (no underpromotion, ...).

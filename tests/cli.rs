@@ -535,31 +535,25 @@ fn report_formats_read_back_equal_the_csv_cell_by_cell() {
         ("feather", "arrow"),
     ];
     let sample = sample();
+    let batches_of_3 = |to: [&str; 2]| {
+        spawn(&[
+            "validate",
+            path(&sample),
+            "--batch",
+            "3",
+            "--threads",
+            "1",
+            to[0],
+            to[1],
+        ])
+    };
     let mut children = vec![];
     for (ext, _) in files {
         let out = dir.join(format!("report.{ext}"));
-        children.push(spawn(&[
-            "validate",
-            path(&sample),
-            "--batch",
-            "3",
-            "--threads",
-            "1",
-            "--out",
-            path(&out),
-        ]));
+        children.push(batches_of_3(["--out", path(&out)]));
     }
     for format in ["csv", "json", "parquet", "arrow"] {
-        children.push(spawn(&[
-            "validate",
-            path(&sample),
-            "--batch",
-            "3",
-            "--threads",
-            "1",
-            "--format",
-            format,
-        ]));
+        children.push(batches_of_3(["--format", format]));
     }
     children.push(spawn(&["validate", path(&sample), "--format", "csv"]));
     let outs: Vec<Output> = children

@@ -455,14 +455,20 @@ fn compare_game(
     report: &sqlchess::validate::GameReport,
     rows: Option<&[PlyRow]>,
 ) -> Vec<String> {
-    let mut out = vec![];
-    let mut check = |what: &str, have: String, want: String| {
+    fn check(out: &mut Vec<String>, what: &str, have: String, want: String) {
         if have != want {
             out.push(format!("{what}: sqlchess {have}, shakmaty {want}"));
         }
-    };
-    check("plies", report.plies.to_string(), case.plies.to_string());
+    }
+    let mut out = vec![];
     check(
+        &mut out,
+        "plies",
+        report.plies.to_string(),
+        case.plies.to_string(),
+    );
+    check(
+        &mut out,
         "first_illegal_ply",
         format!("{:?}", report.first_illegal_ply),
         format!("{:?}", case.illegal.map(|(p, _)| p)),
@@ -482,17 +488,20 @@ fn compare_game(
         }
     } else {
         check(
+            &mut out,
             "error_kind",
             format!("{:?}", report.error_kind),
             "None".into(),
         );
     }
     check(
+        &mut out,
         "final_fen",
         report.final_fen.clone().unwrap_or_default(),
         case.final_fen.clone(),
     );
     check(
+        &mut out,
         "final_status",
         report.final_status.clone().unwrap_or_default(),
         case.status.to_string(),

@@ -68,7 +68,7 @@ fn check_against_shakmaty(start: Chess, rows: &[CsvPly]) {
                 !r.is_check && !r.is_capture && r.promotion.is_none(),
                 "{at}"
             );
-            pos = pos.swap_turn().expect("null move");
+            pos = common::after_null_move(&pos);
             continue;
         }
         let m = r

@@ -206,3 +206,23 @@ pub fn env_count(name: &str, default: usize) -> usize {
         .and_then(|v| v.replace('_', "").parse().ok())
         .unwrap_or(default)
 }
+
+/// The position after a null move as python-chess plays it (`board.push(Move.null())`): the
+/// other side to move, no en passant square, the halfmove clock one more, the fullmove
+/// number one more after Black's. (shakmaty's `swap_turn` keeps the clocks.)
+pub fn after_null_move(pos: &Chess) -> Chess {
+    let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    let mut f: Vec<String> = fen.split(' ').map(str::to_string).collect();
+    let black = f[1] == "b";
+    f[1] = if black { "w" } else { "b" }.into();
+    f[3] = "-".into();
+    f[4] = (f[4].parse::<u32>().expect("halfmove clock") + 1).to_string();
+    if black {
+        f[5] = (f[5].parse::<u32>().expect("fullmove number") + 1).to_string();
+    }
+    f.join(" ")
+        .parse::<Fen>()
+        .expect("fen")
+        .into_position(CastlingMode::Standard)
+        .expect("position after a null move")
+}

@@ -459,3 +459,39 @@ fn perft_refuses_counts_beyond_u64() {
         );
     });
 }
+
+/// Found by the differential games against shakmaty (game 2502 of seed 20261130): a
+/// stalemate with insufficient material (K+B v K) is `insufficient_material`, as
+/// python-chess 1.11.2's `outcome()` has it (it tests material before stalemate); the
+/// Result tag must still be a draw.
+#[test]
+fn stalemate_with_insufficient_material_is_insufficient_material() {
+    let pgn = "[Result \"1-0\"]\n[FEN \"8/8/8/Kbk5/8/8/8/8 w - - 0 1\"]\n[SetUp \"1\"]\n\n*\n\n\
+        [Result \"1/2-1/2\"]\n[FEN \"8/8/8/K1k5/8/3b4/8/8 b - - 0 1\"]\n[SetUp \"1\"]\n\n1... Bb5 1/2-1/2\n";
+    let reports = rt().block_on(async { validate_text(&engine().await, pgn).await });
+    let got: Vec<(Option<&str>, Option<&str>, bool)> = reports
+        .iter()
+        .map(|r| {
+            (
+                r.final_fen.as_deref(),
+                r.final_status.as_deref(),
+                r.result_consistent,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                Some("8/8/8/Kbk5/8/8/8/8 w - - 0 1"),
+                Some("insufficient_material"),
+                false
+            ),
+            (
+                Some("8/8/8/Kbk5/8/8/8/8 w - - 1 2"),
+                Some("insufficient_material"),
+                true
+            ),
+        ]
+    );
+}

@@ -693,12 +693,13 @@ fn finish(r: &mut GameReport, l: &Live, st: &Status, setup: Option<&Setup>) {
     }
     let halfmove = setup.map(|s| s.halfmove_clock).unwrap_or(0);
     let reps = l.history.repetitions();
+    // python-chess 1.11.2 `outcome()`: insufficient material before stalemate
     let status = if st.n_legal == 0 && st.in_check {
         "checkmate"
-    } else if st.n_legal == 0 {
-        "stalemate"
     } else if st.insufficient {
         "insufficient_material"
+    } else if st.n_legal == 0 {
+        "stalemate"
     } else if halfmove >= 150 {
         "seventyfive_moves"
     } else if reps >= 5 {
@@ -712,13 +713,14 @@ fn finish(r: &mut GameReport, l: &Live, st: &Status, setup: Option<&Setup>) {
     };
     r.final_status = Some(status.to_string());
     let mover = setup.map(|s| s.side_to_move);
-    r.result_consistent = match status {
-        "checkmate" => match mover {
+    r.result_consistent = match (st.n_legal, st.in_check) {
+        (0, true) => match mover {
             Some(Color::White) => r.result == "0-1",
             Some(Color::Black) => r.result == "1-0",
             None => true,
         },
-        "stalemate" => r.result == "1/2-1/2",
+        // stalemate, whatever the material
+        (0, false) => r.result == "1/2-1/2",
         _ => true,
     };
 }

@@ -402,14 +402,24 @@ fn every_standard_game_with_the_ply_table_matches_python_chess() {
             .validate(chunk, ValidateOptions { plies: true })
             .expect("validate");
         let mut by_game: HashMap<(String, u64), Vec<sqlchess::validate::PlyRow>> = HashMap::new();
-        // ply rows come by game (plies 1, 2, ...), in report order
-        let mut rest = v.plies.into_iter().peekable();
+        // ply rows come by game, in report order: one per legal ply
+        let mut rest = v.plies.into_iter();
         for r in &v.reports {
-            let mut mine = vec![];
-            while let Some(p) =
-                rest.next_if(|p| p.game_id == r.game_index && p.ply as usize == mine.len() + 1)
-            {
-                mine.push(p);
+            let mine: Vec<_> = rest.by_ref().take(r.plies as usize).collect();
+            assert_eq!(
+                mine.len(),
+                r.plies as usize,
+                "ply rows of {} #{}",
+                r.file,
+                r.game_index
+            );
+            for (i, p) in mine.iter().enumerate() {
+                assert_eq!(
+                    (p.game_id, p.ply as usize),
+                    (r.game_index, i + 1),
+                    "{}",
+                    r.file
+                );
             }
             by_game.insert((r.file.clone(), r.game_index), mine);
         }

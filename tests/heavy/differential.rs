@@ -317,7 +317,8 @@ fn token(pos: &Chess, m: Move, rng: &mut Rng) -> String {
 }
 
 /// How many legal moves of `pos` python-chess's `parse_san` finds for `san` (2 = two or
-/// more): as shakmaty, except that a capture mark `x` is not checked.
+/// more): as shakmaty, except that a capture mark `x` is not checked (a pawn token without
+/// a file still only moves along its file).
 fn python_chess_matches(san: San, pos: &Chess) -> usize {
     let count = |s: San| match s.to_move(pos) {
         Ok(_) => 1,
@@ -325,6 +326,11 @@ fn python_chess_matches(san: San, pos: &Chess) -> usize {
         Err(SanError::AmbiguousSan) => 2,
     };
     match san {
+        San::Normal {
+            role: shakmaty::Role::Pawn,
+            file: None,
+            ..
+        } => count(san),
         San::Normal {
             role,
             file,

@@ -4,23 +4,15 @@
 //! `sqlchess` is the full API (legal moves with SAN, check and mate); `sqlchess_generation`
 //! runs only the legal-move stages.
 
+mod common;
+use common::{fens, rows};
+
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 use sqlchess::{Engine, PipelineConfig, Setup};
-
-fn fens() -> Vec<String> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/oracle_positions.csv"
-    );
-    let mut rdr = csv::Reader::from_path(path).expect("oracle positions");
-    rdr.records()
-        .map(|r| r.expect("row")[0].to_string())
-        .collect()
-}
 
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -34,7 +26,8 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("legal_moves");
     group.sample_size(10);
     for n in [1usize, 100, 10_000] {
-        let batch: Vec<&String> = fens.iter().cycle().take(n).collect();
+        let batch: Vec<&String> = fens.iter().cycle().take(n).map(|(f, _)| f).collect();
+        let want: usize = fens.iter().cycle().take(n).map(|(_, c)| c).sum();
         let setups: Vec<Setup> = batch
             .iter()
             .map(|f| Setup::from_fen(f).expect("fen"))
@@ -48,6 +41,20 @@ fn bench(c: &mut Criterion) {
                     .expect("position")
             })
             .collect();
+        // the results the timed loops compute, checked once before timing
+        let full = rt
+            .block_on(engine.legal_moves(&setups))
+            .expect("legal moves");
+        assert_eq!(rows(&full), want, "legal moves of {n} positions");
+        let generated = rt
+            .block_on(async {
+                engine.load(&setups).await?;
+                engine.run_legal().await
+            })
+            .expect("legal moves");
+        assert_eq!(rows(&generated), want, "generated moves of {n} positions");
+        let native: usize = positions.iter().map(|p| p.legal_moves().len()).sum();
+        assert_eq!(native, want, "shakmaty's moves of {n} positions");
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("sqlchess", n), &setups, |b, s| {
             b.iter(|| {

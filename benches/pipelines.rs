@@ -19,6 +19,9 @@
 //!
 //! `cargo bench --bench pipelines` runs both groups in a few minutes (10 samples each).
 
+mod common;
+use common::{fens, rows};
+
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -28,15 +31,15 @@ use criterion::{
 use sqlchess::seed::SeedPipeline;
 use sqlchess::{Engine, PipelineConfig, Setup};
 
-fn fens() -> Vec<String> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/oracle_positions.csv"
-    );
-    let mut rdr = csv::Reader::from_path(path).expect("oracle positions");
-    rdr.records()
-        .map(|r| r.expect("row")[0].to_string())
-        .collect()
+/// The seed's move count (`+stage13`) for the first `n` positions of the fixture, cycled:
+/// fewer than the legal moves, because of the seed's defects (no underpromotion, ...).
+fn seed_moves(n: usize) -> usize {
+    match n {
+        1 => 19,
+        100 => 2_918,
+        1000 => 28_375,
+        _ => unreachable!("no seed count for {n}"),
+    }
 }
 
 fn batches(c: &mut Criterion) {
@@ -60,8 +63,33 @@ fn batches(c: &mut Criterion) {
             .iter()
             .cycle()
             .take(n)
-            .map(|f| Setup::from_fen(f).expect("fen"))
+            .map(|(f, _)| Setup::from_fen(f).expect("fen"))
             .collect();
+        let want: usize = fens.iter().cycle().take(n).map(|(_, c)| c).sum();
+        if n == 1000 {
+            // (the profile's 32,869 legal_moves rows are these and the 3,783 replies to the
+            // checking moves, for mate detection)
+            assert_eq!(want, 29_086);
+        }
+        // the results the timed loops compute, checked once before timing
+        let full = rt
+            .block_on(engine.legal_moves(&setups))
+            .expect("legal moves");
+        assert_eq!(rows(&full), want, "fide_full, {n} positions");
+        let generated = rt
+            .block_on(async {
+                engine.load(&setups).await?;
+                engine.run_legal().await
+            })
+            .expect("run_legal");
+        assert_eq!(rows(&generated), want, "fide_gen, {n} positions");
+        let seeded = rt
+            .block_on(async {
+                seed.load_fens(&setups).await?;
+                seed.all_moves().await
+            })
+            .expect("seed all_moves");
+        assert_eq!(rows(&seeded), seed_moves(n), "seed, {n} positions");
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("fide_full", n), &setups, |b, s| {
             b.iter(|| {

@@ -13,7 +13,9 @@
 //! 1 GiB under the target directory, validate it once as a stream, and print games/s and
 //! the process's peak resident memory (`VmHWM` of `/proc/self/status`).
 //!
-//! Without `../shared/data` it prints a message and exits successfully.
+//! The shared data directory is `SQLCHESS_SHARED_DATA` (default `../shared/data`); without
+//! it the bench prints a message and exits successfully. Each run's games and plies are
+//! checked against `oracle/games.csv` after it is timed.
 //!
 //! `cargo bench --bench validate`
 
@@ -50,12 +52,14 @@ fn inputs(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Games, plies and ply rows counted.
+/// Games, plies and ply rows counted, and per game (file, game_index, plies, whether its
+/// variant is unsupported) for the check after the timed run.
 #[derive(Default)]
 struct Counts {
     games: u64,
     plies: u64,
     rows: u64,
+    per_game: Vec<(String, u64, u32, bool)>,
 }
 
 /// Validates one batch and counts it.
@@ -72,6 +76,14 @@ fn flush(
     counts.games += v.reports.len() as u64;
     counts.plies += v.reports.iter().map(|r| u64::from(r.plies)).sum::<u64>();
     counts.rows += v.plies.len() as u64;
+    counts.per_game.extend(v.reports.iter().map(|r| {
+        (
+            r.file.clone(),
+            r.game_index,
+            r.plies,
+            r.error_kind.as_deref() == Some(sqlchess::validate::kind::UNSUPPORTED_VARIANT),
+        )
+    }));
     pending.clear();
 }
 
@@ -100,6 +112,68 @@ fn run(
     (counts, t0.elapsed().as_secs_f64())
 }
 
+/// python-chess's plies per game (`oracle/games.csv`, key: file relative to the shared data
+/// directory, game_index) of the games under `pgn/` outside `pgn/variants/`.
+fn oracle_plies(shared: &Path) -> std::collections::HashMap<(String, u64), u32> {
+    let mut rdr = csv::Reader::from_path(shared.join("oracle/games.csv")).expect("games.csv");
+    let head = rdr.headers().expect("header").clone();
+    let col = |n: &str| head.iter().position(|h| h == n).expect(n);
+    let (file, index, plies) = (col("file"), col("game_index"), col("plies"));
+    rdr.records()
+        .map(|r| r.expect("row"))
+        .filter(|r| r[file].starts_with("pgn/") && !r[file].starts_with("pgn/variants/"))
+        .map(|r| {
+            (
+                (r[file].to_string(), r[index].parse().expect("index")),
+                r[plies].parse().expect("plies"),
+            )
+        })
+        .collect()
+}
+
+/// The file of an input name relative to the shared data directory.
+fn rel(name: &str) -> &str {
+    name.rsplit_once("/shared/data/")
+        .map_or(name, |(_, rel)| rel)
+}
+
+/// Checks a run's counts (outside the timed part): every game of the oracle validated once
+/// per pass, each with python-chess's plies unless its variant is unsupported (so that the
+/// figures stay right when more variants are supported). `order` gives the game that each
+/// game index of the 1 GiB file is (none for ordinary runs: the report's file and index say).
+fn check_counts(
+    c: &Counts,
+    oracle: &std::collections::HashMap<(String, u64), u32>,
+    order: Option<&[(String, u64)]>,
+) {
+    let passes = c.games / oracle.len() as u64;
+    assert!(passes >= 1, "{} games validated", c.games);
+    assert_eq!(
+        c.games,
+        oracle.len() as u64 * passes,
+        "games validated: whole passes"
+    );
+    assert_eq!(c.per_game.len() as u64, c.games);
+    let mut want = 0u64;
+    for (file, index, plies, unsupported) in &c.per_game {
+        let key = match order {
+            Some(o) => o[*index as usize % o.len()].clone(),
+            None => (rel(file).to_string(), *index),
+        };
+        let p = *oracle
+            .get(&key)
+            .unwrap_or_else(|| panic!("{key:?} not in games.csv"));
+        if !unsupported {
+            assert_eq!(*plies, p, "plies of {key:?}");
+            want += u64::from(p);
+        }
+    }
+    assert_eq!(c.plies, want, "plies validated");
+    if c.rows > 0 {
+        assert_eq!(c.rows, c.plies, "one ply row per legal ply");
+    }
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
@@ -111,7 +185,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/pgn"));
+    let root = std::env::var("SQLCHESS_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data")))
+        .join("pgn");
     if !root.is_dir() {
         println!(
             "validate bench: {} not found, nothing to measure",
@@ -145,9 +222,16 @@ fn main() {
         root.display(),
         if options.plies { "on" } else { "off" }
     );
+    let oracle = oracle_plies(&root.join(".."));
+    assert_eq!(
+        oracle.len(),
+        5_560,
+        "games under pgn/ but pgn/variants/ in games.csv"
+    );
     let (mut games_s, mut plies_s, mut secs) = (vec![], vec![], vec![]);
     for i in 0..runs {
         let (c, t) = run(&validator, &paths, batch, options);
+        check_counts(&c, &oracle, None);
         let (games, plies, rows) = (c.games, c.plies, c.rows);
         println!(
             "run {}: {games} games, {plies} plies, {rows} ply rows, {t:.2} s: {:.1} games/s, {:.0} plies/s",
@@ -210,6 +294,15 @@ fn one_gib(validator: &Validator, paths: &[PathBuf], batch: usize, options: Vali
         size as f64 / GIB as f64
     );
     let (c, t) = run(validator, &[big], batch, options);
+    // the file holds whole passes over the inputs, in their order
+    let oracle = oracle_plies(&paths[0].join("../.."));
+    let mut order: Vec<(String, u64)> = vec![];
+    for input in expand(paths).expect("inputs") {
+        let file = rel(&input.name).to_string();
+        let n = oracle.keys().filter(|(f, _)| *f == file).count() as u64;
+        order.extend((0..n).map(|i| (file.clone(), i)));
+    }
+    check_counts(&c, &oracle, Some(&order));
     let peak = std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

@@ -176,10 +176,11 @@ fn validate_writes_every_report_format() {
                         assert!(line.contains(&format!("\"{c}\":")), "no {c} in {line}");
                     }
                 }
-                let rdr =
-                    datafusion::arrow::json::ReaderBuilder::new(sqlchess::io::report::report_schema())
-                        .build(BufReader::new(File::open(&out_path).expect("json")))
-                        .expect("json reader");
+                let rdr = datafusion::arrow::json::ReaderBuilder::new(
+                    sqlchess::io::report::report_schema(),
+                )
+                .build(BufReader::new(File::open(&out_path).expect("json")))
+                .expect("json reader");
                 let batches: Vec<RecordBatch> = rdr.map(|b| b.expect("json batch")).collect();
                 assert_eq!(batches_rows(&batches), 20);
             }
@@ -441,4 +442,450 @@ fn positions_no_game_reaches_are_refused() {
             show(&out)
         );
     }
+}
+
+/// Every cell of Arrow record batches as text (nulls empty, as the CSV writes them).
+fn cells(batches: &[RecordBatch]) -> (Vec<String>, Vec<Vec<String>>) {
+    use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+    let names = batches
+        .first()
+        .map(|b| {
+            b.schema()
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut rows = vec![];
+    for b in batches {
+        let opts = FormatOptions::default();
+        let fmts: Vec<ArrayFormatter> = b
+            .columns()
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &opts).expect("formatter"))
+            .collect();
+        for i in 0..b.num_rows() {
+            rows.push(fmts.iter().map(|f| f.value(i).to_string()).collect());
+        }
+    }
+    (names, rows)
+}
+
+/// A report file (or standard output's bytes) of `format` read back as cells.
+fn read_report(bytes: &[u8], format: &str, dir: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    match format {
+        "csv" => read_csv(bytes),
+        "json" => {
+            let rdr =
+                datafusion::arrow::json::ReaderBuilder::new(sqlchess::io::report::report_schema())
+                    .build(bytes)
+                    .expect("json reader");
+            let batches: Vec<RecordBatch> = rdr.map(|b| b.expect("json batch")).collect();
+            (
+                sqlchess::io::report::report_schema()
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().clone())
+                    .collect(),
+                cells(&batches).1,
+            )
+        }
+        "parquet" => {
+            let tmp = dir.join("read-back.parquet");
+            std::fs::write(&tmp, bytes).expect("write");
+            let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+                File::open(&tmp).expect("parquet"),
+            )
+            .expect("parquet reader");
+            let batches: Vec<RecordBatch> = builder
+                .build()
+                .expect("build")
+                .map(|b| b.expect("batch"))
+                .collect();
+            cells(&batches)
+        }
+        "arrow" => {
+            let rdr = datafusion::arrow::ipc::reader::FileReader::try_new(
+                std::io::Cursor::new(bytes.to_vec()),
+                None,
+            )
+            .expect("arrow reader");
+            let batches: Vec<RecordBatch> = rdr.map(|b| b.expect("batch")).collect();
+            cells(&batches)
+        }
+        other => panic!("no reader for {other}"),
+    }
+}
+
+/// Reports in every format (by extension, aliases included, and `--format` to standard
+/// output), written in batches of 3 games, read back: every cell equals the CSV report's, and
+/// the CSV in batches of 3 equals the CSV in one batch.
+#[test]
+fn report_formats_read_back_equal_the_csv_cell_by_cell() {
+    let dir = temp_dir("read-back");
+    let files = [
+        ("csv", "csv"),
+        ("json", "json"),
+        ("jsonl", "json"),
+        ("ndjson", "json"),
+        ("parquet", "parquet"),
+        ("arrow", "arrow"),
+        ("ipc", "arrow"),
+        ("feather", "arrow"),
+    ];
+    let sample = sample();
+    let batches_of_3 = |to: [&str; 2]| {
+        spawn(&[
+            "validate",
+            path(&sample),
+            "--batch",
+            "3",
+            "--threads",
+            "1",
+            to[0],
+            to[1],
+        ])
+    };
+    let mut children = vec![];
+    for (ext, _) in files {
+        let out = dir.join(format!("report.{ext}"));
+        children.push(batches_of_3(["--out", path(&out)]));
+    }
+    for format in ["csv", "json", "parquet", "arrow"] {
+        children.push(batches_of_3(["--format", format]));
+    }
+    children.push(spawn(&["validate", path(&sample), "--format", "csv"]));
+    let outs: Vec<Output> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("run"))
+        .collect();
+    for o in &outs {
+        assert_eq!(o.status.code(), Some(0), "{}", show(o));
+    }
+    let (want_head, want) = read_csv(&std::fs::read(dir.join("report.csv")).expect("csv"));
+    assert_eq!(want.len(), 20);
+    assert_eq!(
+        want_head,
+        sqlchess::io::report::report_schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect::<Vec<_>>()
+    );
+    // one batch or batches of 3: the same CSV
+    let (_, one_batch) = read_csv(&outs[12].stdout);
+    assert_eq!(one_batch, want, "--batch 3 differs from one batch");
+    let mut checked = 0;
+    for (i, (ext, format)) in files.iter().enumerate() {
+        let bytes = std::fs::read(dir.join(format!("report.{ext}"))).expect("report");
+        assert!(outs[i].stdout.is_empty(), "{ext}: {}", show(&outs[i]));
+        let (head, rows) = read_report(&bytes, format, &dir);
+        assert_eq!(head, want_head, "{ext}: columns");
+        assert_eq!(rows.len(), want.len(), "{ext}: rows");
+        for (r, (have, want)) in rows.iter().zip(&want).enumerate() {
+            for (c, name) in want_head.iter().enumerate() {
+                assert_eq!(have[c], want[c], "{ext}: row {r} column {name}");
+                checked += 1;
+            }
+        }
+    }
+    for (i, format) in ["csv", "json", "parquet", "arrow"].iter().enumerate() {
+        let o = &outs[files.len() + i];
+        let (head, rows) = read_report(&o.stdout, format, &dir);
+        assert_eq!(head, want_head, "--format {format}: columns");
+        assert_eq!(rows, want, "--format {format} to stdout");
+    }
+    assert_eq!(checked, 8 * 20 * want_head.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--threads` 1 and 3 give the default's output (validate, moves, perft); with stderr not a
+/// terminal the progress bar is hidden: stderr holds exactly the three summary lines.
+#[test]
+fn threads_give_the_same_output_and_no_progress_bar_without_a_terminal() {
+    let sample = sample();
+    let runs: Vec<Output> = [
+        vec!["validate", path(&sample), "--format", "csv"],
+        vec![
+            "validate",
+            path(&sample),
+            "--format",
+            "csv",
+            "--threads",
+            "1",
+        ],
+        vec![
+            "validate",
+            path(&sample),
+            "--format",
+            "csv",
+            "--threads",
+            "3",
+        ],
+    ]
+    .iter()
+    .map(|args| run(args, b""))
+    .collect();
+    for o in &runs {
+        assert_eq!(o.status.code(), Some(0), "{}", show(o));
+        let stderr = text(&o.stderr);
+        assert!(
+            !stderr.contains('\r') && !stderr.contains('\x1b'),
+            "no progress bar drawing: {stderr:?}"
+        );
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 3, "{stderr}");
+        assert!(lines[0].starts_with("games: 20, plies: "), "{stderr}");
+        assert!(lines[1].starts_with("games per error kind: "), "{stderr}");
+        assert!(lines[2].starts_with("games/s: "), "{stderr}");
+    }
+    assert_eq!(read_csv(&runs[1].stdout).1.len(), 20);
+    assert_eq!(runs[1].stdout, runs[0].stdout, "--threads 1");
+    assert_eq!(runs[2].stdout, runs[0].stdout, "--threads 3");
+
+    let moves: Vec<Output> = [
+        vec!["moves", START],
+        vec!["moves", START, "--threads", "1"],
+        vec!["perft", START, "3", "--threads", "1"],
+        vec!["perft", START, "3", "--threads", "3"],
+    ]
+    .iter()
+    .map(|args| run(args, b""))
+    .collect();
+    for o in &moves {
+        assert_eq!(o.status.code(), Some(0), "{}", show(o));
+    }
+    assert_eq!(moves[1].stdout, moves[0].stdout);
+    assert_eq!(text(&moves[2].stdout).lines().last(), Some("nodes: 8902"));
+    assert_eq!(text(&moves[3].stdout).lines().last(), Some("nodes: 8902"));
+}
+
+/// `perft --divide`: one line per legal move with shakmaty's count below it, summing to the
+/// total.
+#[test]
+fn perft_divide_lines_sum_to_the_count() {
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Chess, Position};
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let out = run(&["perft", kiwipete, "3", "--divide"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.last(), Some(&"nodes: 97862"), "{stdout}");
+    let pos: Chess = kiwipete
+        .parse::<Fen>()
+        .expect("fen")
+        .into_position(CastlingMode::Standard)
+        .expect("position");
+    let mut want: Vec<String> = pos
+        .legal_moves()
+        .iter()
+        .map(|m| {
+            let mut after = pos.clone();
+            after.play_unchecked(*m);
+            format!(
+                "{}: {}",
+                m.to_uci(CastlingMode::Standard),
+                shakmaty::perft(&after, 2)
+            )
+        })
+        .collect();
+    want.sort();
+    assert_eq!(lines[..lines.len() - 1], want[..], "{stdout}");
+    let sum: u64 = lines[..lines.len() - 1]
+        .iter()
+        .map(|l| {
+            l.rsplit(' ')
+                .next()
+                .expect("count")
+                .parse::<u64>()
+                .expect("count")
+        })
+        .sum();
+    assert_eq!(sum, 97_862);
+    assert_eq!(lines.len(), 49);
+}
+
+/// `moves --fens FILE --out FILE`: rows (position_index, fen, uci, san) for every valid line,
+/// shakmaty's moves and SAN; bad lines are named on stderr and make the exit status 1.
+#[test]
+fn moves_of_a_fen_file_written_to_a_report() {
+    use shakmaty::fen::Fen;
+    use shakmaty::san::SanPlus;
+    use shakmaty::{CastlingMode, Chess, Position};
+    let dir = temp_dir("moves-fens");
+    let fens = [
+        START,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "not a fen",
+        "",
+        "7k/8/8/8/8/8/8/K6R w - - 0 1",
+        "rnbqkb1r/ppp1pppp/5n2/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",
+        "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+    ];
+    let list = dir.join("fens.txt");
+    std::fs::write(&list, fens.join("\n")).expect("write");
+    let report = dir.join("moves.csv");
+    let out = run(
+        &["moves", "--fens", path(&list), "--out", path(&report)],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("line 3 (position_index 2)"), "{stderr}");
+    assert!(stderr.contains("line 5 (position_index 4)"), "{stderr}");
+    let (head, rows) = read_csv(&std::fs::read(&report).expect("report"));
+    assert_eq!(head, ["position_index", "fen", "uci", "san"]);
+    let mut want = vec![];
+    for (i, fen) in fens.iter().enumerate() {
+        let Ok(pos) = fen.parse::<Fen>().map_err(|_| ()).and_then(|f| {
+            f.into_position::<Chess>(CastlingMode::Standard)
+                .map_err(|_| ())
+        }) else {
+            continue;
+        };
+        let mut moves: Vec<Vec<String>> = pos
+            .legal_moves()
+            .iter()
+            .map(|m| {
+                vec![
+                    i.to_string(),
+                    fen.to_string(),
+                    m.to_uci(CastlingMode::Standard).to_string(),
+                    SanPlus::from_move(pos.clone(), *m).to_string(),
+                ]
+            })
+            .collect();
+        moves.sort_by(|a, b| a[2].cmp(&b[2]));
+        want.extend(moves);
+    }
+    // 20 + 48 + 32 moves; the stalemate has none
+    assert_eq!(want.len(), 100);
+    assert_eq!(rows, want);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `validate --profile`: one row per stage run (runs, rows, times), a total whose runs and
+/// rows are the stages' sums, and shares that add up to 100%.
+#[test]
+fn validate_profile_prints_the_stage_table() {
+    let out = run(
+        &[
+            "validate",
+            "-",
+            "--threads",
+            "1",
+            "--format",
+            "csv",
+            "--profile",
+        ],
+        CLEAN.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let stdout = text(&out.stdout);
+    let start = stdout.find("stage ").expect("profile header");
+    let (report, table) = stdout.split_at(start);
+    assert_eq!(read_csv(report.as_bytes()).1.len(), 3);
+    let lines: Vec<&str> = table.lines().collect();
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(
+        header,
+        [
+            "stage", "runs", "rows", "plan", "ms", "exec", "ms", "compute", "ms", "share", "peak",
+            "mem"
+        ]
+    );
+    let total = lines
+        .iter()
+        .position(|l| l.starts_with("total "))
+        .expect("total line");
+    let (mut runs, mut rows, mut share) = (0u64, 0u64, 0f64);
+    let mut stages = vec![];
+    for l in &lines[1..total] {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        stages.push(f[0]);
+        let r: u64 = f[1].parse().expect("runs");
+        assert!(r > 0, "{l}");
+        runs += r;
+        rows += f[2].parse::<u64>().expect("rows");
+        share += f[6].trim_end_matches('%').parse::<f64>().expect("share");
+    }
+    let t: Vec<&str> = lines[total].split_whitespace().collect();
+    assert_eq!(t[1].parse::<u64>().expect("runs"), runs, "{table}");
+    assert_eq!(t[2].parse::<u64>().expect("rows"), rows, "{table}");
+    assert!(
+        (share - 100.0).abs() < 0.5,
+        "shares add up to {share}: {table}"
+    );
+    // the two standard games' 10 plies are each checked once by replay (one row per ply),
+    // and their 2 final positions get their status
+    let rows_of = |stage: &str| -> u64 {
+        lines[1..total]
+            .iter()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|f| f[0] == stage)
+            .unwrap_or_else(|| panic!("no row for {stage}: {table}"))[2]
+            .parse()
+            .expect("rows")
+    };
+    assert_eq!(rows_of("replay_moves"), 10, "{table}");
+    assert_eq!(rows_of("position_status"), 2, "{table}");
+    assert!(stages.contains(&"legal_moves"), "{table}");
+    assert!(lines[total + 1].starts_with("planning "), "{table}");
+}
+
+/// Standard input compressed with gzip, zstd or bzip2 is decompressed (by its first bytes),
+/// and files of several gzip members, bzip2 streams or zstd frames are read to their end:
+/// every report equals the plain file's.
+#[test]
+fn compressed_stdin_and_multi_member_files() {
+    let dir = temp_dir("multi");
+    let pgn = std::fs::read(sample()).expect("sample.pgn");
+    let text = String::from_utf8(pgn.clone()).expect("UTF-8");
+    // two parts cut at the start of the 11th game
+    let cut = text
+        .match_indices("\n[Event ")
+        .nth(9)
+        .map(|(i, _)| i + 1)
+        .expect("11 games");
+    let parts = [&pgn[..cut], &pgn[cut..]];
+    let gz = |b: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(vec![], flate2::Compression::default());
+        e.write_all(b).expect("gzip");
+        e.finish().expect("gzip")
+    };
+    let bz = |b: &[u8]| {
+        let mut e = bzip2::write::BzEncoder::new(vec![], bzip2::Compression::default());
+        e.write_all(b).expect("bzip2");
+        e.finish().expect("bzip2")
+    };
+    let zst = |b: &[u8]| zstd::encode_all(b, 3).expect("zstd");
+    let plain = run(&["validate", "-", "--format", "csv"], &pgn);
+    assert_eq!(plain.status.code(), Some(0), "{}", show(&plain));
+    let (head, want) = read_csv(&plain.stdout);
+    assert_eq!(want.len(), 20);
+    let file_col = head.iter().position(|h| h == "file").expect("file");
+    let strip = |rows: Vec<Vec<String>>| -> Vec<Vec<String>> {
+        rows.into_iter()
+            .map(|mut r| {
+                r.remove(file_col);
+                r
+            })
+            .collect()
+    };
+    let want = strip(want);
+    let codecs: [(&str, &dyn Fn(&[u8]) -> Vec<u8>); 3] = [("gz", &gz), ("bz2", &bz), ("zst", &zst)];
+    for (ext, enc) in codecs {
+        let out = run(&["validate", "-", "--format", "csv"], &enc(&pgn));
+        assert_eq!(out.status.code(), Some(0), "{ext} on stdin: {}", show(&out));
+        assert_eq!(strip(read_csv(&out.stdout).1), want, "{ext} on stdin");
+        let multi: Vec<u8> = parts.iter().flat_map(|p| enc(p)).collect();
+        let file = dir.join(format!("two-members.pgn.{ext}"));
+        std::fs::write(&file, &multi).expect("write");
+        let out = run(&["validate", path(&file), "--format", "csv"], b"");
+        assert_eq!(out.status.code(), Some(0), "{ext} members: {}", show(&out));
+        assert_eq!(strip(read_csv(&out.stdout).1), want, "{ext}: two members");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -23,33 +23,142 @@ fn perft_suite() {
     });
 }
 
-#[test]
-fn legal_moves_match_python_chess_oracle() {
-    let mut rdr = csv::Reader::from_path(data("oracle_positions.csv")).expect("csv");
-    let rows: Vec<(String, String, bool)> = rdr
-        .records()
+/// One row of `oracle_positions.csv` / `oracle_endings.csv` (python-chess 1.11.2, made by
+/// `tests/data/make_oracle_fixture.py`).
+struct OracleRow {
+    fen: String,
+    count: usize,
+    moves: Vec<String>,
+    is_check: bool,
+    is_checkmate: bool,
+    is_stalemate: bool,
+    checking: Vec<String>,
+    mating: Vec<String>,
+}
+
+fn oracle_rows(name: &str) -> Vec<OracleRow> {
+    let flag = |s: &str| match s {
+        "true" => true,
+        "false" => false,
+        other => panic!("{name}: not a flag: {other:?}"),
+    };
+    let list = |s: &str| {
+        let mut v: Vec<String> = s.split_whitespace().map(str::to_string).collect();
+        v.sort();
+        v
+    };
+    let mut rdr = csv::Reader::from_path(data(name)).expect("csv");
+    let head = rdr.headers().expect("header").clone();
+    assert_eq!(
+        head.iter().collect::<Vec<_>>(),
+        [
+            "fen",
+            "legal_move_count",
+            "legal_moves_uci",
+            "is_check",
+            "is_checkmate",
+            "is_stalemate",
+            "checking_moves_uci",
+            "mating_moves_uci"
+        ]
+    );
+    rdr.records()
         .map(|r| {
             let r = r.expect("row");
-            (r[0].to_string(), r[2].to_string(), &r[4] == "True")
+            OracleRow {
+                fen: r[0].to_string(),
+                count: r[1].parse().expect("count"),
+                moves: list(&r[2]),
+                is_check: flag(&r[3]),
+                is_checkmate: flag(&r[4]),
+                is_stalemate: flag(&r[5]),
+                checking: list(&r[6]),
+                mating: list(&r[7]),
+            }
         })
-        .collect();
-    assert!(rows.len() >= 250);
-    let setups: Vec<Setup> = rows.iter().map(|r| setup(&r.0)).collect();
-    let got = rt().block_on(async { moves_by_position(&engine().await, &setups).await });
-    for (i, (fen, want, mate)) in rows.iter().enumerate() {
-        let is_mate = got[i].is_empty() && *mate;
-        let mut want: Vec<String> = want.split_whitespace().map(str::to_string).collect();
-        want.sort();
-        let have: Vec<String> = got[i].iter().map(|m| m.uci.clone()).collect();
-        assert_eq!(have, want, "legal moves of {fen}");
-        assert_eq!(is_mate, *mate, "checkmate flag of {fen}");
+        .collect()
+}
+
+#[test]
+fn legal_moves_checks_mates_and_stalemates_match_python_chess_oracle() {
+    let mut rows = oracle_rows("oracle_positions.csv");
+    assert_eq!(rows.len(), 288);
+    // 12 stalemates, then 236 positions a move before checkmate
+    let endings = oracle_rows("oracle_endings.csv");
+    assert_eq!(endings.len(), 248);
+    assert!(endings[..12].iter().all(|r| r.is_stalemate && r.count == 0));
+    assert!(endings[12..].iter().all(|r| !r.mating.is_empty()));
+    rows.extend(endings);
+    let count = |f: fn(&OracleRow) -> bool| rows.iter().filter(|r| f(r)).count();
+    // what the fixture covers: checks, mates, stalemates, checking and mating moves
+    assert_eq!(
+        (
+            count(|r| r.is_check),
+            count(|r| r.is_checkmate),
+            count(|r| r.is_stalemate),
+            count(|r| !r.checking.is_empty()),
+            count(|r| !r.mating.is_empty()),
+        ),
+        (21, 3, 12, 372, 236)
+    );
+    let fens: Vec<&str> = rows.iter().map(|r| r.fen.as_str()).collect();
+    let setups: Vec<Setup> = fens.iter().map(|f| setup(f)).collect();
+    let (got, reports, in_check) = rt().block_on(async {
+        let e = engine().await;
+        (
+            moves_by_position(&e, &setups).await,
+            reports_of_positions(&e, &fens).await,
+            side_to_move_in_check(&e, &fens).await,
+        )
+    });
+    for (i, row) in rows.iter().enumerate() {
+        let fen = &row.fen;
+        assert_eq!(row.moves.len(), row.count, "{fen}: fixture");
+        let have: Vec<&str> = got[i].iter().map(|m| m.uci.as_str()).collect();
+        assert_eq!(have, row.moves, "legal moves of {fen}");
+        let of = |f: fn(&Mv) -> bool| -> Vec<&str> {
+            got[i]
+                .iter()
+                .filter(|m| f(m))
+                .map(|m| m.uci.as_str())
+                .collect()
+        };
+        assert_eq!(of(|m| m.is_check), row.checking, "is_check column of {fen}");
+        assert_eq!(of(|m| m.is_mate), row.mating, "is_mate column of {fen}");
+        // SAN suffixes agree with the columns
+        for m in &got[i] {
+            let suffix = if m.is_mate {
+                "#"
+            } else if m.is_check {
+                "+"
+            } else {
+                ""
+            };
+            assert!(
+                m.san.ends_with(suffix)
+                    && !m.san[..m.san.len() - suffix.len()].ends_with(['+', '#']),
+                "{fen}: {m:?}"
+            );
+        }
+        assert_eq!(in_check[i], row.is_check, "side to move in check in {fen}");
+        let status = reports[i].final_status.as_deref();
+        assert_eq!(
+            status == Some("checkmate"),
+            row.is_checkmate,
+            "{fen}: {status:?}"
+        );
+        assert_eq!(
+            status == Some("stalemate"),
+            row.is_stalemate,
+            "{fen}: {status:?}"
+        );
     }
 }
 
 #[test]
 fn differential_against_shakmaty_random_playouts() {
     let positions = random_playout_positions(20240601, 12_000);
-    assert!(positions.len() >= 10_000);
+    assert_eq!(positions.len(), 12_000);
     let setups: Vec<Setup> = positions.iter().map(|(fen, _)| setup(fen)).collect();
     let got = rt().block_on(async { moves_by_position(&engine().await, &setups).await });
     for (i, (fen, want)) in positions.iter().enumerate() {
@@ -63,17 +172,50 @@ fn differential_against_shakmaty_random_playouts() {
 
 #[test]
 fn fide_rules_the_seed_breaks() {
+    // exact legal-move sets (python-chess 1.11.2 `board.legal_moves`)
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "underpromotion: all four pieces",
+            "8/4P3/8/8/8/8/k7/4K3 w - - 0 1",
+            "e1d1 e1d2 e1e2 e1f1 e1f2 e7e8b e7e8n e7e8q e7e8r",
+        ),
+        (
+            "no castling out of a pawn check",
+            "4k3/8/8/8/8/8/3p4/4K2R w K - 0 1",
+            "e1d1 e1d2 e1e2 e1f1 e1f2",
+        ),
+        (
+            "en passant that uncovers a rank attack on the king is illegal",
+            "7k/8/8/K2pP2r/8/8/8/8 w - d6 0 1",
+            "a5a4 a5a6 a5b4 a5b5 a5b6 e5e6",
+        ),
+        (
+            "en passant without the rook is legal",
+            "7k/8/8/K2pP3/8/8/8/8 w - d6 0 1",
+            "a5a4 a5a6 a5b4 a5b5 a5b6 e5d6 e5e6",
+        ),
+        (
+            "a pawn pinned on a diagonal may not capture en passant or push",
+            "7b/8/8/3pP3/8/8/8/K6k w - d6 0 1",
+            "a1a2 a1b1 a1b2",
+        ),
+        (
+            "double check: only king moves",
+            "4k3/8/8/8/8/5n2/8/r3K3 w - - 0 1",
+            "e1e2 e1f2",
+        ),
+        (
+            "kings never stand adjacent",
+            "8/8/8/3k4/8/3K4/8/8 w - - 0 1",
+            "d3c2 d3c3 d3d2 d3e2 d3e3",
+        ),
+    ];
     rt().block_on(async {
         let e = engine().await;
-        // underpromotion: all four pieces
-        let m = ucis(&e, "8/4P3/8/8/8/8/k7/4K3 w - - 0 1").await;
-        for u in ["e7e8q", "e7e8r", "e7e8b", "e7e8n"] {
-            assert!(m.contains(&u.to_string()), "{u} missing: {m:?}");
+        for (what, fen, want) in cases {
+            let want: Vec<String> = want.split(' ').map(str::to_string).collect();
+            assert_eq!(ucis(&e, fen).await, want, "{what}: {fen}");
         }
-        // no castling out of a pawn check
-        let m = ucis(&e, "4k3/8/8/8/8/8/3p4/4K2R w K - 0 1").await;
-        assert!(!m.contains(&"e1g1".to_string()), "{m:?}");
-        assert!(m.contains(&"e1d2".to_string()));
         // a plain capture on the 6th rank removes only the captured piece
         let after = play(&e, "7k/8/3n4/3pP3/8/8/8/K7 w - - 0 1", &["exd6"]).await;
         assert_eq!(after, "7k/8/3P4/3p4/8/8/8/K7 b - - 0 1");
@@ -85,24 +227,12 @@ fn fide_rules_the_seed_breaks() {
         )
         .await;
         assert_eq!(after, "3k4/8/8/8/8/8/8/4K2R w - - 1 3");
-        let m = ucis(&e, &after).await;
-        assert!(!m.contains(&"e1g1".to_string()), "{m:?}");
-        // en passant that uncovers a rank attack on the king is illegal, otherwise legal
-        let m = ucis(&e, "7k/8/8/K2pP2r/8/8/8/8 w - d6 0 1").await;
-        assert!(!m.contains(&"e5d6".to_string()), "{m:?}");
-        let m = ucis(&e, "7k/8/8/K2pP3/8/8/8/8 w - d6 0 1").await;
-        assert!(m.contains(&"e5d6".to_string()), "{m:?}");
-        // ... and when the capturing pawn is pinned on a diagonal it may only capture along it
-        let m = ucis(&e, "7b/8/8/3pP3/8/8/8/K6k w - d6 0 1").await;
-        assert!(!m.contains(&"e5d6".to_string()), "{m:?}");
-        // double check: only king moves
-        let m = ucis(&e, "4k3/8/8/8/8/5n2/8/r3K3 w - - 0 1").await;
-        assert!(m.iter().all(|u| u.starts_with("e1")), "{m:?}");
-        // kings never stand adjacent
-        let m = ucis(&e, "8/8/8/3k4/8/3K4/8/8 w - - 0 1").await;
-        assert!(
-            !m.iter().any(|u| u == "d3d4" || u == "d3c4" || u == "d3e4"),
-            "{m:?}"
+        assert_eq!(
+            ucis(&e, &after).await,
+            [
+                "e1d1", "e1d2", "e1e2", "e1f1", "e1f2", "h1f1", "h1g1", "h1h2", "h1h3", "h1h4",
+                "h1h5", "h1h6", "h1h7", "h1h8"
+            ]
         );
     });
 }
@@ -140,22 +270,65 @@ fn engine_rejects_impossible_setups() {
         }
     });
     assert_eq!(checked, 5);
+}
+
+/// `fen_edge.txt`: 40 valid but unusual FENs with python-chess's verdicts. Each is accepted,
+/// has python-chess's number of legal moves, and a move-less game set up from it ends with
+/// python-chess's normalised `fen()` and its outcome (`-`: `fifty_moves` when the halfmove
+/// clock is at least 100 and a move exists, else `ongoing`).
+#[test]
+fn edge_fens_match_python_chess() {
     let edge = std::fs::read_to_string(data("fen/fen_edge.txt")).expect("fen_edge");
-    rt().block_on(async {
+    let rows: Vec<Vec<&str>> = edge
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(rows.len(), 40);
+    let fens: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    let setups: Vec<Setup> = fens.iter().map(|f| setup(f)).collect();
+    let (verdicts, moves, reports) = rt().block_on(async {
         let e = engine().await;
-        for line in edge
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        {
-            let fen = line.split('\t').next().unwrap_or_default();
-            let s = Setup::from_fen(fen).unwrap_or_else(|err| panic!("{fen}: {err}"));
-            assert_eq!(
-                e.check_setups(&[s]).await.expect("checks")[0],
-                None,
-                "{fen}"
-            );
-        }
+        (
+            e.check_setups(&setups).await.expect("checks"),
+            moves_by_position(&e, &setups).await,
+            reports_of_positions(&e, &fens).await,
+        )
     });
+    for (i, r) in rows.iter().enumerate() {
+        let (fen, kind, valid, status, want_fen, count, outcome) =
+            (r[0], r[2], r[3], r[4], r[5], r[6], r[7]);
+        assert_eq!((valid, status), ("True", "VALID"), "{kind}: fixture");
+        assert_eq!(verdicts[i], None, "{kind}: {fen}");
+        assert_eq!(
+            moves[i].len().to_string(),
+            count,
+            "{kind}: legal moves of {fen}"
+        );
+        let rep = &reports[i];
+        assert_eq!(rep.error_kind, None, "{kind}: {rep:?}");
+        assert_eq!(
+            rep.final_fen.as_deref(),
+            Some(want_fen),
+            "{kind}: FEN of {fen}"
+        );
+        let halfmove: u32 = want_fen
+            .split(' ')
+            .nth(4)
+            .expect("clock")
+            .parse()
+            .expect("clock");
+        let want_status = match outcome {
+            "-" if halfmove >= 100 && !moves[i].is_empty() => "fifty_moves",
+            "-" => "ongoing",
+            o => o,
+        };
+        assert_eq!(
+            rep.final_status.as_deref(),
+            Some(want_status),
+            "{kind}: status of {fen}"
+        );
+    }
 }
 
 #[test]
@@ -258,4 +431,40 @@ fn perft_refuses_counts_beyond_u64() {
             "2^64 overflow must be an error"
         );
     });
+}
+
+/// Found by the differential games against shakmaty (game 2502 of seed 20261130): a
+/// stalemate with insufficient material (K+B v K) is `insufficient_material`, as
+/// python-chess 1.11.2's `outcome()` has it (it tests material before stalemate); the
+/// Result tag must still be a draw.
+#[test]
+fn stalemate_with_insufficient_material_is_insufficient_material() {
+    let pgn = "[Result \"1-0\"]\n[FEN \"8/8/8/Kbk5/8/8/8/8 w - - 0 1\"]\n[SetUp \"1\"]\n\n*\n\n\
+        [Result \"1/2-1/2\"]\n[FEN \"8/8/8/K1k5/8/3b4/8/8 b - - 0 1\"]\n[SetUp \"1\"]\n\n1... Bb5 1/2-1/2\n";
+    let reports = rt().block_on(async { validate_text(&engine().await, pgn).await });
+    let got: Vec<(Option<&str>, Option<&str>, bool)> = reports
+        .iter()
+        .map(|r| {
+            (
+                r.final_fen.as_deref(),
+                r.final_status.as_deref(),
+                r.result_consistent,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                Some("8/8/8/Kbk5/8/8/8/8 w - - 0 1"),
+                Some("insufficient_material"),
+                false
+            ),
+            (
+                Some("8/8/8/Kbk5/8/8/8/8 w - - 1 2"),
+                Some("insufficient_material"),
+                true
+            ),
+        ]
+    );
 }

@@ -96,8 +96,10 @@ async fn profile_fide_default_positions() {
         .iter()
         .find(|r| r.stage == "legal_moves")
         .expect("legal_moves row");
-    // 1,000 positions, ~33 legal moves each (the oracle's counts), plus the replies to the checking moves
-    assert!(legal.rows > 25_000, "{}", legal.rows);
+    // 1,000 positions (the fixture's 288, cycled): their 29,086 legal moves (python-chess's
+    // legal_move_count) plus the 3,783 legal replies to their checking moves (python-chess:
+    // tests/data/oracle_positions.csv checking_moves_uci, one ply on)
+    assert_eq!(legal.rows, 32_869);
     let dir = std::env::temp_dir().join(format!("sqlchess-profile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let path = dir.join("fide.json");

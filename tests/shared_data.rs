@@ -1,9 +1,16 @@
 //! Heavy checks over all of ../shared/data (feature `shared-data`, run by .ci/run):
-//! perft.csv, the 19,600 standard oracle positions, every standard game of games.csv,
-//! and the 300 corrupted games of bad/illegal.csv.
+//! perft.csv, the 19,600 standard oracle positions, every standard game of games.csv (with
+//! and without the ply table), the 300 corrupted games of bad/illegal.csv, differential
+//! testing against shakmaty (`heavy/differential.rs`) and the same answers whatever the
+//! settings (`heavy/settings.rs`).
 
 mod common;
 use common::*;
+
+#[path = "heavy/differential.rs"]
+mod differential;
+#[path = "heavy/settings.rs"]
+mod settings;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -36,7 +43,7 @@ fn perft_suite_rows_up_to_10000_nodes() {
             .push((r[2].to_string(), nodes));
     }
     let total: usize = by_depth.values().map(Vec::len).sum();
-    assert!(total > 12_000, "{total} rows");
+    assert_eq!(total, 12_782, "standard perft rows of at most 10,000 nodes");
     rt().block_on(async {
         let e = engine().await;
         let mut depths: Vec<_> = by_depth.keys().copied().collect();
@@ -161,7 +168,7 @@ fn every_standard_game_matches_python_chess() {
             }
         }
     });
-    assert!(compared > 5_500, "{compared} standard games compared");
+    assert_eq!(compared, 5_575, "standard games compared");
     assert_eq!(variants, 9);
 }
 
@@ -347,4 +354,152 @@ fn malformed_files_behave_as_documented() {
         rows.len(),
         failures.join("\n")
     );
+}
+
+/// The `--plies` path ([`ValidateOptions::plies`], every ply through the full legal-move
+/// stages and `san`) on every standard game of games.csv: the reports are python-chess's,
+/// and the ply rows are the game's main line (`mainline_uci`) with shakmaty's FEN before
+/// each move and SAN.
+#[test]
+fn every_standard_game_with_the_ply_table_matches_python_chess() {
+    use shakmaty::fen::Fen;
+    use shakmaty::san::SanPlus;
+    use shakmaty::uci::UciMove;
+    use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+    use sqlchess::validate::{ValidateOptions, Validator};
+
+    let mut rdr = csv::Reader::from_path(shared("oracle/games.csv")).expect("games.csv");
+    let headers = rdr.headers().expect("headers").clone();
+    let col = |n: &str| headers.iter().position(|h| h == n).expect(n);
+    let (c_file, c_plies, c_first, c_fen, c_status, c_variant, c_start, c_uci) = (
+        col("file"),
+        col("plies"),
+        col("first_illegal_ply"),
+        col("final_fen"),
+        col("final_status"),
+        col("variant"),
+        col("start_fen"),
+        col("mainline_uci"),
+    );
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
+    let mut files: Vec<String> = rows.iter().map(|r| r[c_file].to_string()).collect();
+    files.dedup();
+    let mut texts = vec![];
+    for f in &files {
+        texts.push(std::fs::read(shared(f)).unwrap_or_else(|err| panic!("{f}: {err}")));
+    }
+    let mut games = vec![];
+    for (f, text) in files.iter().zip(&texts) {
+        games.extend(PgnReader::new(&text[..]).map(|g| (f.as_str(), g.expect("read"))));
+    }
+    assert_eq!(games.len(), rows.len(), "one game per games.csv row");
+    let runtime = rt();
+    let validator = runtime
+        .block_on(Validator::new(2, sqlchess::PipelineConfig::default()))
+        .expect("validator");
+    let (mut compared, mut ply_rows) = (0, 0);
+    for (chunk, want) in games.chunks(2000).zip(rows.chunks(2000)) {
+        let v = validator
+            .validate(chunk, ValidateOptions { plies: true })
+            .expect("validate");
+        let mut by_game: HashMap<(String, u64), Vec<sqlchess::validate::PlyRow>> = HashMap::new();
+        // ply rows come by game, in report order: one per legal ply
+        let mut rest = v.plies.into_iter();
+        for r in &v.reports {
+            let mine: Vec<_> = rest.by_ref().take(r.plies as usize).collect();
+            assert_eq!(
+                mine.len(),
+                r.plies as usize,
+                "ply rows of {} #{}",
+                r.file,
+                r.game_index
+            );
+            for (i, p) in mine.iter().enumerate() {
+                assert_eq!(
+                    (p.game_id, p.ply as usize),
+                    (r.game_index, i + 1),
+                    "{}",
+                    r.file
+                );
+            }
+            by_game.insert((r.file.clone(), r.game_index), mine);
+        }
+        assert!(rest.next().is_none(), "ply rows of no game");
+        for (rep, row) in v.reports.iter().zip(want) {
+            if &row[c_variant] != "standard" {
+                continue;
+            }
+            let ctx = format!("{} #{}", rep.file, rep.game_index);
+            assert_eq!(rep.plies.to_string(), &row[c_plies], "plies {ctx}");
+            assert_eq!(
+                rep.first_illegal_ply
+                    .map(|p| p.to_string())
+                    .unwrap_or_default(),
+                &row[c_first],
+                "first illegal {ctx}"
+            );
+            assert_eq!(
+                rep.final_fen.as_deref().unwrap_or(""),
+                &row[c_fen],
+                "FEN {ctx}"
+            );
+            assert_eq!(
+                rep.final_status.as_deref().unwrap_or(""),
+                &row[c_status],
+                "status {ctx}"
+            );
+            let mine = &by_game[&(rep.file.clone(), rep.game_index)];
+            let ucis: Vec<&str> = mine.iter().map(|p| p.uci.as_str()).collect();
+            assert_eq!(ucis.join(" "), &row[c_uci], "main line of {ctx}");
+            let mut pos: Chess = if row[c_start].is_empty() {
+                Chess::default()
+            } else {
+                row[c_start]
+                    .parse::<Fen>()
+                    .expect("start fen")
+                    .into_position(CastlingMode::Standard)
+                    .expect("start position")
+            };
+            for p in mine {
+                let at = format!("{ctx} ply {}", p.ply);
+                assert_eq!(
+                    p.fen_before,
+                    Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
+                    "fen_before {at}"
+                );
+                if p.uci == "0000" {
+                    assert_eq!(p.san, "--", "{at}");
+                    pos = after_null_move(&pos);
+                    continue;
+                }
+                let m = p
+                    .uci
+                    .parse::<UciMove>()
+                    .expect("uci")
+                    .to_move(&pos)
+                    .unwrap_or_else(|err| panic!("{at}: {err}"));
+                assert_eq!(
+                    p.san,
+                    SanPlus::from_move(pos.clone(), m).to_string(),
+                    "SAN {at}"
+                );
+                assert_eq!(
+                    (p.is_capture, p.is_castling, p.is_en_passant),
+                    (m.is_capture(), m.is_castle(), m.is_en_passant()),
+                    "flags {at}"
+                );
+                pos.play_unchecked(m);
+                assert_eq!(p.is_check, pos.is_check(), "is_check {at}");
+            }
+            ply_rows += mine.len();
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 5_575, "standard games compared");
+    let want_plies: usize = rows
+        .iter()
+        .filter(|r| &r[c_variant] == "standard")
+        .map(|r| r[c_plies].parse::<usize>().expect("plies"))
+        .sum();
+    assert_eq!(ply_rows, want_plies, "one ply row per legal ply");
 }

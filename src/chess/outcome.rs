@@ -59,12 +59,13 @@ impl FinalStatus {
         halfmove_clock: u32,
         repetitions: usize,
     ) -> FinalStatus {
+        // python-chess 1.11.2 `outcome()`: insufficient material before stalemate
         if !has_legal_moves && in_check {
             FinalStatus::Checkmate
-        } else if !has_legal_moves {
-            FinalStatus::Stalemate
         } else if insufficient_material {
             FinalStatus::InsufficientMaterial
+        } else if !has_legal_moves {
+            FinalStatus::Stalemate
         } else if halfmove_clock >= 150 {
             FinalStatus::SeventyfiveMoves
         } else if repetitions >= 5 {

@@ -139,8 +139,15 @@ impl GameReport {
             repetitions,
         );
         self.final_status = Some(final_status);
+        // the Result tag is held against the board's ending: a stalemate is a draw whatever
+        // the material (the status then says insufficient_material)
+        let ending = match (status.n_legal, status.in_check) {
+            (0, true) => FinalStatus::Checkmate,
+            (0, false) => FinalStatus::Stalemate,
+            _ => final_status,
+        };
         self.result_consistent =
-            final_status.agrees_with(&self.result, position.map(|s| s.side_to_move));
+            ending.agrees_with(&self.result, position.map(|s| s.side_to_move));
     }
 }
 

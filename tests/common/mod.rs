@@ -43,6 +43,10 @@ pub fn data(name: &str) -> PathBuf {
 pub struct Mv {
     pub uci: String,
     pub san: String,
+    /// The engine's `is_check` column: the move gives check.
+    pub is_check: bool,
+    /// The engine's `is_mate` column: the move gives checkmate.
+    pub is_mate: bool,
 }
 
 /// Legal moves per position (index into `setups`), sorted by UCI.
@@ -52,10 +56,14 @@ pub async fn moves_by_position(e: &Engine, setups: &[Setup]) -> Vec<Vec<Mv>> {
         let id = b.column(0).as_primitive::<UInt64Type>();
         let uci = b.column_by_name("uci").expect("uci").as_string::<i32>();
         let san = b.column_by_name("san").expect("san").as_string::<i32>();
+        let check = b.column_by_name("is_check").expect("is_check").as_boolean();
+        let mate = b.column_by_name("is_mate").expect("is_mate").as_boolean();
         for i in 0..b.num_rows() {
             out[id.value(i) as usize].push(Mv {
                 uci: uci.value(i).to_string(),
                 san: san.value(i).to_string(),
+                is_check: check.value(i),
+                is_mate: mate.value(i),
             });
         }
     }
@@ -131,4 +139,98 @@ pub fn random_playout_positions(seed: u64, n: usize) -> Vec<(String, Vec<(String
         }
     }
     out
+}
+
+/// Reports of one move-less game per FEN (tags `FEN`, `SetUp "1"`): the engine's final FEN
+/// (python-chess conventions) and status (`position_status`) of each position as given.
+pub async fn reports_of_positions(e: &Engine, fens: &[&str]) -> Vec<GameReport> {
+    let pgn: String = fens
+        .iter()
+        .map(|f| format!("[FEN \"{}\"]\n[SetUp \"1\"]\n\n*\n\n", f.trim()))
+        .collect();
+    let reports = validate_text(e, &pgn).await;
+    assert_eq!(reports.len(), fens.len(), "one game per FEN");
+    reports
+}
+
+/// The FEN with the other side to move and no en passant square: the side to move of `fen`
+/// is in check exactly when the engine refuses this one as `opposite_check`.
+pub fn other_side_to_move(fen: &str) -> String {
+    let mut f: Vec<&str> = fen.split_whitespace().collect();
+    f[1] = if f[1] == "w" { "b" } else { "w" };
+    if f.len() > 3 {
+        f[3] = "-";
+    }
+    f.join(" ")
+}
+
+/// Whether the side to move is in check, by the engine: [`Engine::check_setups`] of
+/// [`other_side_to_move`] says `opposite_check` (FIDE Laws art. 3.9: the side not to move
+/// cannot be in check).
+pub async fn side_to_move_in_check(e: &Engine, fens: &[&str]) -> Vec<bool> {
+    let flipped: Vec<Setup> = fens.iter().map(|f| setup(&other_side_to_move(f))).collect();
+    e.check_setups(&flipped)
+        .await
+        .expect("setup checks")
+        .into_iter()
+        .map(|v| match v {
+            None => false,
+            Some((kind, _)) if kind == "opposite_check" => true,
+            Some(other) => panic!("unexpected verdict {other:?}"),
+        })
+        .collect()
+}
+
+/// A small seeded pseudo-random generator (SplitMix64): the same seed gives the same
+/// sequence on every machine, so every failing case can be made again.
+#[derive(Debug, Clone)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// True with probability `num / den`.
+    pub fn chance(&mut self, num: u64, den: u64) -> bool {
+        self.next_u64() % den < num
+    }
+}
+
+/// A count from the environment variable `name` (digits, `_` allowed), else `default`.
+pub fn env_count(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.replace('_', "").parse().ok())
+        .unwrap_or(default)
+}
+
+/// The position after a null move as python-chess plays it (`board.push(Move.null())`): the
+/// other side to move, no en passant square, the halfmove clock one more, the fullmove
+/// number one more after Black's. (shakmaty's `swap_turn` keeps the clocks.)
+pub fn after_null_move(pos: &Chess) -> Chess {
+    let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    let mut f: Vec<String> = fen.split(' ').map(str::to_string).collect();
+    let black = f[1] == "b";
+    f[1] = if black { "w" } else { "b" }.into();
+    f[3] = "-".into();
+    f[4] = (f[4].parse::<u32>().expect("halfmove clock") + 1).to_string();
+    if black {
+        f[5] = (f[5].parse::<u32>().expect("fullmove number") + 1).to_string();
+    }
+    f.join(" ")
+        .parse::<Fen>()
+        .expect("fen")
+        .into_position(CastlingMode::Standard)
+        .expect("position after a null move")
 }

@@ -317,7 +317,7 @@ async fn globs_directories_zstd_and_several_files() {
             &ctx,
             &format!(
                 "SELECT count(*) FROM read_pgn('{d}/a.pgn') x JOIN read_pgn('{d}/c.pgn.zst') y \
-                 ON x.game_index = y.game_index AND x.final_fen = y.final_fen AND x.moves = y.moves"
+                 ON x.game_index = y.game_index AND coalesce(x.final_fen, '-') = coalesce(y.final_fen, '-') AND x.moves = y.moves"
             ),
         )
         .await,
@@ -396,4 +396,92 @@ async fn bad_games_are_rows_with_their_error() {
     assert!(b.column(0).as_primitive::<Int64Type>().value(0) > 50);
     assert!(b.column(1).as_primitive::<Int64Type>().value(0) > 10);
     assert!(!b.column(2).is_null(0));
+}
+
+/// `sqlchess sql` with `args` and `stdin`: (exit code, stdout, stderr).
+fn cli(args: &[&str], stdin: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sqlchess"))
+        .arg("sql")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sqlchess");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_statements_formats_copy_and_errors() {
+    let dir = temp_dir("cli");
+    let s = sample();
+    // a table by default
+    let (code, out, _) = cli(
+        &[&format!(
+            "SELECT final_status, count(*) AS n FROM read_pgn('{s}') \
+             WHERE final_status IN ('checkmate', 'stalemate') GROUP BY 1 ORDER BY 1"
+        )],
+        "",
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("| checkmate    | 2 |"), "{out}");
+    assert!(out.contains("| stalemate    | 1 |"), "{out}");
+    // several statements from a file: a view, a table, COPY to Parquet; the last one as CSV
+    let parquet = dir.join("white.parquet");
+    let script = dir.join("q.sql");
+    std::fs::write(
+        &script,
+        format!(
+            "CREATE VIEW g AS SELECT * FROM read_pgn('{s}');\n\
+             CREATE TABLE wins AS SELECT white FROM g WHERE result = '1-0';\n\
+             COPY (SELECT white, plies FROM g ORDER BY game_index) TO '{}';\n\
+             SELECT count(*) AS n FROM wins;\n",
+            parquet.display()
+        ),
+    )
+    .expect("write");
+    let (code, out, err) = cli(
+        &["-f", &script.display().to_string(), "--format", "csv"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    // results: python-chess oracle's result column has eight 1-0 games
+    let oracle = std::fs::read_to_string(data("sample_oracle.csv")).expect("oracle");
+    let wins = oracle.lines().filter(|l| l.ends_with(",1-0")).count();
+    assert_eq!(out, format!("n\n{wins}\n"));
+    let file = std::fs::File::open(&parquet).expect("parquet written");
+    let rows: usize = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .expect("parquet")
+        .build()
+        .expect("reader")
+        .map(|b| b.expect("batch").num_rows())
+        .sum();
+    assert_eq!(rows, 20);
+    // the query from standard input
+    let (code, out, _) = cli(
+        &["--format", "json"],
+        &format!("SELECT count(*) AS n FROM read_pgn('{s}')"),
+    );
+    assert_eq!((code, out.trim()), (0, "{\"n\":20}"));
+    // a bad query: exit 2 with the SQL error
+    let (code, _, err) = cli(&["SELEC 1"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("SELEC"), "{err}");
+    let (code, _, err) = cli(&["SELECT nope FROM read_pgn('/no/such/file.pgn')"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("/no/such/file.pgn"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod sql;
+
 use clap::{Parser, Subcommand};
 use datafusion::arrow::array::{ArrayRef, AsArray, RecordBatch, StringArray, UInt64Array};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, UInt64Type};
@@ -111,6 +113,23 @@ enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Run SQL over PGN files: `read_pgn('games/*.pgn.zst')` is a table, one row per game.
+    ///
+    /// Several statements (separated by `;`) run in order on one session. Exit status 2
+    /// with the SQL error on a bad statement.
+    Sql {
+        /// The statements (default: read from -f FILE, else standard input).
+        query: Option<String>,
+        /// Read the statements from this file.
+        #[arg(short = 'f', long = "file")]
+        file: Option<PathBuf>,
+        /// Output format (default: table, or the extension of --out).
+        #[arg(long, value_enum)]
+        format: Option<sql::SqlFormat>,
+        /// Write the rows here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -198,6 +217,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             pgn,
             json,
         } => sqlchess::profile::profile_command(&engine.await?, pipeline, fens, pgn, json).await,
+        Command::Sql {
+            query,
+            file,
+            format,
+            out,
+        } => sql::run(query, file, format, out).await,
     }
 }
 

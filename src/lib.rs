@@ -12,7 +12,9 @@
 //!   tables, and the chess [`Pipeline`] on the session;
 //! - [`engine`] (legal moves, tokens, perft, replay), [`validate`] (games), [`seed`] (the
 //!   seed statement's replica), [`profile`] (per-stage figures, EXPLAIN);
-//! - [`io`]: PGN inputs and report writers.
+//! - [`io`]: PGN inputs and report writers;
+//! - [`sql`]: SQL over games for users: `read_pgn` and the chess functions on a DataFusion
+//!   session.
 //!
 //! The command line (`src/cli/`) sits on top and is not part of the library.
 
@@ -24,6 +26,7 @@ pub mod pgn;
 pub mod profile;
 pub mod seed;
 pub mod session;
+pub mod sql;
 pub mod stages;
 pub mod validate;
 

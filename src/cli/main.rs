@@ -5,6 +5,7 @@
 mod moves;
 mod perft;
 mod profile;
+mod sql;
 mod validate;
 
 use std::process::ExitCode;
@@ -42,6 +43,23 @@ enum Command {
     /// Run a pipeline with DataFusion's metrics and print one row per stage: rows, planning
     /// and execution time, compute time, share, peak memory.
     Profile(profile::ProfileArgs),
+    /// Run SQL over PGN files: `read_pgn('games/*.pgn.zst')` is a table, one row per game.
+    ///
+    /// Several statements (separated by `;`) run in order on one session. Exit status 2
+    /// with the SQL error on a bad statement.
+    Sql {
+        /// The statements (default: read from -f FILE, else standard input).
+        query: Option<String>,
+        /// Read the statements from this file.
+        #[arg(short = 'f', long = "file")]
+        file: Option<PathBuf>,
+        /// Output format (default: table, or the extension of --out).
+        #[arg(long, value_enum)]
+        format: Option<sql::SqlFormat>,
+        /// Write the rows here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 /// Exit status of an error that stops a command (usage, I/O, pipeline).
@@ -81,6 +99,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Perft(args) => perft::run(&engine.await?, args).await,
         Command::Explain(args) => profile::explain_command(&engine.await?, args).await,
         Command::Profile(args) => profile::profile_command(&engine.await?, args).await,
+        Command::Sql {
+            query,
+            file,
+            format,
+            out,
+        } => sql::run(query, file, format, out).await,
     }
 }
 

@@ -1,0 +1,167 @@
+//! `sqlchess sql`: SQL over PGN files (`read_pgn`) from the command line.
+//!
+//! Statements come from the QUERY argument, a file (`-f`), or standard input; several
+//! statements separated by `;` run in order on one session ([`sqlchess::sql::context`]), so
+//! `CREATE VIEW` / `CREATE TABLE AS` are seen by the statements after them. In table format
+//! the rows of every statement that returns columns are printed (arrow's pretty printer);
+//! in the file formats (csv, json, parquet, arrow) the last statement's rows are written,
+//! batch by batch. `COPY (query) TO 'x.parquet'` is run by our Parquet writer (DataFusion is
+//! built without its Parquet feature); other COPY targets by DataFusion.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use datafusion::arrow::util::pretty::pretty_format_batches;
+use datafusion::prelude::SessionContext;
+use datafusion::sql::parser::{CopyToSource, DFParser, Statement};
+use futures::StreamExt;
+use sqlchess::io::report::{Format, ReportWriter};
+use sqlchess::{Error, Result};
+
+/// Output formats of `sqlchess sql`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SqlFormat {
+    /// A readable table (arrow's pretty printer).
+    Table,
+    /// Comma-separated values with a header line.
+    Csv,
+    /// JSON lines.
+    Json,
+    /// Apache Parquet.
+    Parquet,
+    /// Arrow IPC file.
+    Arrow,
+}
+
+impl SqlFormat {
+    fn report(self) -> Option<Format> {
+        match self {
+            SqlFormat::Table => None,
+            SqlFormat::Csv => Some(Format::Csv),
+            SqlFormat::Json => Some(Format::Json),
+            SqlFormat::Parquet => Some(Format::Parquet),
+            SqlFormat::Arrow => Some(Format::Arrow),
+        }
+    }
+}
+
+/// Runs `sqlchess sql`. Errors: a statement that does not parse, plan or run gives
+/// [`Error::DataFusion`] (exit status 2 from `main`); output errors [`Error::Io`].
+pub async fn run(
+    query: Option<String>,
+    file: Option<PathBuf>,
+    format: Option<SqlFormat>,
+    out: Option<PathBuf>,
+) -> Result<ExitCode> {
+    let text = match (query, &file) {
+        (Some(q), None) => q,
+        (None, Some(path)) => std::fs::read_to_string(path).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            source: e,
+        })?,
+        (None, None) => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| Error::Io {
+                    path: "<stdin>".into(),
+                    source: e,
+                })?;
+            s
+        }
+        (Some(_), Some(_)) => return Err(Error::Usage("give a QUERY or -f FILE, not both".into())),
+    };
+    let format = match (format, &out) {
+        (Some(f), _) => f,
+        (None, Some(p)) => match Format::from_path(p)? {
+            Format::Csv => SqlFormat::Csv,
+            Format::Json => SqlFormat::Json,
+            Format::Parquet => SqlFormat::Parquet,
+            Format::Arrow => SqlFormat::Arrow,
+        },
+        (None, None) => SqlFormat::Table,
+    };
+    let statements = DFParser::parse_sql(&text).map_err(|e| Error::DataFusion(e.into()))?;
+    let ctx = sqlchess::sql::context();
+    let last = statements.len().saturating_sub(1);
+    for (i, statement) in statements.into_iter().enumerate() {
+        if let Some(()) = copy_to_parquet(&ctx, &statement).await? {
+            continue;
+        }
+        let plan = ctx.state().statement_to_plan(statement).await?;
+        let df = ctx.execute_logical_plan(plan).await?;
+        match format.report() {
+            None => {
+                let batches = df.collect().await?;
+                if batches.first().is_some_and(|b| b.num_columns() > 0) {
+                    let table = pretty_format_batches(&batches)?;
+                    write_out(&out, &format!("{table}\n"))?;
+                }
+            }
+            Some(f) if i == last => {
+                let schema = df.schema().inner().clone();
+                let mut stream = df.execute_stream().await?;
+                let mut w = match &out {
+                    Some(path) => ReportWriter::create(path, f, schema)?,
+                    None => ReportWriter::new(Box::new(std::io::stdout()), "<stdout>", f, schema)?,
+                };
+                while let Some(b) = stream.next().await {
+                    w.write(&b?)?;
+                }
+                w.finish()?;
+            }
+            Some(_) => {
+                df.collect().await?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Appends `text` to `--out` (or writes it on standard output).
+fn write_out(out: &Option<PathBuf>, text: &str) -> Result<()> {
+    let io = |p: &Path, e| Error::Io {
+        path: p.display().to_string(),
+        source: e,
+    };
+    match out {
+        Some(p) => std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| io(p, e)),
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| io(Path::new("<stdout>"), e)),
+    }
+}
+
+/// `COPY (query) TO '….parquet'`: runs the query and writes it with our Parquet writer.
+/// `None` for any other statement.
+async fn copy_to_parquet(ctx: &SessionContext, statement: &Statement) -> Result<Option<()>> {
+    let Statement::CopyTo(copy) = statement else {
+        return Ok(None);
+    };
+    let is_parquet = copy
+        .stored_as
+        .as_deref()
+        .map(|s| s.eq_ignore_ascii_case("parquet"))
+        .unwrap_or_else(|| copy.target.to_ascii_lowercase().ends_with(".parquet"));
+    if !is_parquet {
+        return Ok(None);
+    }
+    let df = match &copy.source {
+        CopyToSource::Relation(name) => ctx.table(name.to_string()).await?,
+        CopyToSource::Query(q) => ctx.sql(&q.to_string()).await?,
+    };
+    let schema = df.schema().inner().clone();
+    let mut stream = df.execute_stream().await?;
+    let mut w = ReportWriter::create(Path::new(&copy.target), Format::Parquet, schema)?;
+    while let Some(b) = stream.next().await {
+        w.write(&b?)?;
+    }
+    w.finish()?;
+    Ok(Some(()))
+}

@@ -1,0 +1,43 @@
+//! SQL over chess games: PGN files as tables and the chess rules as functions, on any
+//! DataFusion [`SessionContext`].
+//!
+//! [`register`] adds everything to a user's session; [`context`] returns a session with
+//! everything registered. Then plain SQL:
+//!
+//! ```sql
+//! SELECT eco, result, count(*) FROM read_pgn('games/*.pgn.zst') GROUP BY 1, 2;
+//! SELECT final_status, count(*) FROM read_pgn('games/') GROUP BY 1;
+//! ```
+//!
+//! Tables (table functions; the argument is a string literal: a file, a directory searched
+//! recursively for PGN files, or a glob; `.zst`, `.gz`, `.bz2` are decompressed on the fly):
+//! - `read_pgn(path)`: one row per game, schema [`read_pgn_schema`]. Tag-only queries never
+//!   run the rules (projection pushdown); the rules columns are `validate`'s report.
+//!
+//! DataFusion 55 limits: table function arguments are literals only (no columns, no named
+//! arguments); function names are lowercase.
+//!
+//! This module is the user-facing layer; the stage plumbing it runs on is
+//! [`crate::session`].
+
+mod read_pgn;
+
+use std::sync::Arc;
+
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+pub use read_pgn::{PgnScanExec, PgnTable, ReadPgn, read_pgn_schema};
+
+/// Registers the chess tables and functions on `ctx`: the table function `read_pgn`.
+pub fn register(ctx: &SessionContext) {
+    ctx.register_udtf("read_pgn", Arc::new(ReadPgn::default()));
+}
+
+/// A new session with [`register`]ed chess tables and functions and the information schema
+/// (`SHOW TABLES`, `SHOW COLUMNS`) on.
+#[must_use]
+pub fn context() -> SessionContext {
+    let ctx = SessionContext::new_with_config(SessionConfig::new().with_information_schema(true));
+    register(&ctx);
+    ctx
+}

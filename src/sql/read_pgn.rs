@@ -1,0 +1,637 @@
+//! `read_pgn(path)`: PGN files as a table, one row per game (see [`read_pgn_schema`]).
+//!
+//! The provider ([`PgnTable`]) knows the files at planning time; its scan ([`PgnScanExec`])
+//! has one partition per file, so several files are read in parallel. Each partition reads
+//! its file on a blocking thread (decompression and parsing stay off the async workers),
+//! cuts it into chunks of `batch_size` games and sends one record batch per chunk as soon as
+//! it is built: memory is bounded by a few chunks, whatever the size of the input.
+//!
+//! Projection pushdown: only the projected columns are built, and the rules (the pipeline's
+//! validation, [`crate::validate::validate_games`]) run only when a rules column
+//! (`plies`, `first_illegal_ply`, `error_kind`, `error_message`, `final_fen`, `final_status`,
+//! `result_consistent`) is projected. A query over tags only reads and parses the games and
+//! never starts an engine. `EXPLAIN` shows `rules=true|false` on the scan, and its metrics
+//! count `games` and `rules_games`.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use datafusion::arrow::array::{
+    ArrayRef, BooleanArray, Int32Array, ListBuilder, MapBuilder, RecordBatch, RecordBatchOptions,
+    StringArray, StringBuilder, UInt32Array, UInt64Array,
+};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::catalog::{Session, TableFunctionArgs, TableFunctionImpl, TableProvider};
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{DataFusionError, ScalarValue, plan_err};
+use datafusion::execution::TaskContext;
+use datafusion::logical_expr::{Expr, TableType};
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder, MetricsSet};
+use datafusion::physical_plan::stream::RecordBatchReceiverStream;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
+    SendableRecordBatchStream,
+};
+
+use crate::engine::Engine;
+use crate::io::input::{ByteCounter, Input};
+use crate::pgn::{PgnError, PgnReader, RawGame};
+use crate::session::PipelineConfig;
+use crate::validate::{GameReport, validate_games};
+
+/// What a column of `read_pgn` is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Col {
+    File,
+    GameIndex,
+    /// A tag's value (NULL when the game has no such tag).
+    Tag(&'static str),
+    /// An Elo tag as an integer (NULL when absent or not an integer).
+    Elo(&'static str),
+    Tags,
+    Moves,
+    Plies,
+    FirstIllegalPly,
+    ErrorKind,
+    ErrorMessage,
+    FinalFen,
+    FinalStatus,
+    ResultConsistent,
+}
+
+impl Col {
+    /// Whether the column needs the rules (a validation of the game).
+    fn needs_rules(self) -> bool {
+        matches!(
+            self,
+            Col::Plies
+                | Col::FirstIllegalPly
+                | Col::ErrorKind
+                | Col::ErrorMessage
+                | Col::FinalFen
+                | Col::FinalStatus
+                | Col::ResultConsistent
+        )
+    }
+}
+
+/// The columns of `read_pgn`, in order.
+const COLUMNS: &[(&str, Col)] = &[
+    ("file", Col::File),
+    ("game_index", Col::GameIndex),
+    ("event", Col::Tag("Event")),
+    ("site", Col::Tag("Site")),
+    ("date", Col::Tag("Date")),
+    ("round", Col::Tag("Round")),
+    ("white", Col::Tag("White")),
+    ("black", Col::Tag("Black")),
+    ("result", Col::Tag("Result")),
+    ("white_elo", Col::Elo("WhiteElo")),
+    ("black_elo", Col::Elo("BlackElo")),
+    ("time_control", Col::Tag("TimeControl")),
+    ("termination", Col::Tag("Termination")),
+    ("eco", Col::Tag("ECO")),
+    ("opening", Col::Tag("Opening")),
+    ("utc_date", Col::Tag("UTCDate")),
+    ("utc_time", Col::Tag("UTCTime")),
+    ("start_fen", Col::Tag("FEN")),
+    ("tags", Col::Tags),
+    ("moves", Col::Moves),
+    ("plies", Col::Plies),
+    ("first_illegal_ply", Col::FirstIllegalPly),
+    ("error_kind", Col::ErrorKind),
+    ("error_message", Col::ErrorMessage),
+    ("final_fen", Col::FinalFen),
+    ("final_status", Col::FinalStatus),
+    ("result_consistent", Col::ResultConsistent),
+];
+
+fn tags_type() -> DataType {
+    DataType::Map(
+        Arc::new(Field::new(
+            "entries",
+            DataType::Struct(
+                vec![
+                    Field::new("keys", DataType::Utf8, false),
+                    Field::new("values", DataType::Utf8, true),
+                ]
+                .into(),
+            ),
+            false,
+        )),
+        false,
+    )
+}
+
+fn moves_type() -> DataType {
+    DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
+}
+
+fn field(name: &str, col: Col) -> Field {
+    use DataType::*;
+    let (t, nullable) = match col {
+        Col::File => (Utf8, false),
+        Col::GameIndex => (UInt64, false),
+        Col::Tag(_) | Col::ErrorKind | Col::ErrorMessage | Col::FinalFen | Col::FinalStatus => {
+            (Utf8, true)
+        }
+        Col::Elo(_) => (Int32, true),
+        Col::Tags => (tags_type(), false),
+        Col::Moves => (moves_type(), false),
+        Col::Plies | Col::FirstIllegalPly => (UInt32, col == Col::FirstIllegalPly),
+        Col::ResultConsistent => (Boolean, false),
+    };
+    Field::new(name, t, nullable)
+}
+
+/// The Arrow schema of `read_pgn(path)`, one row per game, in this order:
+///
+/// | column | type | |
+/// |---|---|---|
+/// | `file` | Utf8 | the file as found (the path given, or below the directory / glob) |
+/// | `game_index` | UInt64 | 0-based index of the game in its file |
+/// | `event`, `site`, `date`, `round`, `white`, `black`, `result` | Utf8, nullable | the seven-tag roster (NULL when the tag is absent) |
+/// | `white_elo`, `black_elo` | Int32, nullable | `WhiteElo` / `BlackElo` (NULL when absent or not an integer) |
+/// | `time_control`, `termination`, `eco`, `opening`, `utc_date`, `utc_time` | Utf8, nullable | tags `TimeControl`, `Termination`, `ECO`, `Opening`, `UTCDate`, `UTCTime` |
+/// | `start_fen` | Utf8, nullable | the `FEN` tag (set-up position) |
+/// | `tags` | Map<Utf8, Utf8> | every tag pair in file order (`tags['WhiteElo']`) |
+/// | `moves` | List<Utf8> | the main line's move tokens as written (SAN, check marks kept, glyphs removed) |
+/// | `plies` | UInt32 | legal main-line plies applied (rules) |
+/// | `first_illegal_ply` | UInt32, nullable | 1-based ply of the first illegal or unreadable move; 0 = the game could not be set up (rules) |
+/// | `error_kind` | Utf8, nullable | see [`crate::validate::kind`] (rules) |
+/// | `error_message` | Utf8, nullable | what is wrong, naming the game, ply and token (rules) |
+/// | `final_fen` | Utf8, nullable | FEN of the last position reached (rules) |
+/// | `final_status` | Utf8, nullable | `checkmate`, `stalemate`, `insufficient_material`, `seventyfive_moves`, `fivefold_repetition`, `fifty_moves`, `threefold_repetition`, `ongoing` (rules) |
+/// | `result_consistent` | Boolean | false when the Result tag contradicts a checkmate or stalemate on the board (rules) |
+///
+/// The rules columns hold the values of `sqlchess validate`'s report
+/// ([`crate::validate::GameReport`]); they are computed only when projected.
+#[must_use]
+pub fn read_pgn_schema() -> SchemaRef {
+    Arc::new(Schema::new(
+        COLUMNS
+            .iter()
+            .map(|(n, c)| field(n, *c))
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// Engines kept between scans (the pipeline is planned once per engine; each partition
+/// takes one, uses it alone and gives it back).
+#[derive(Default)]
+pub(crate) struct EnginePool {
+    idle: Mutex<Vec<Engine>>,
+}
+
+impl fmt::Debug for EnginePool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("EnginePool")
+    }
+}
+
+impl EnginePool {
+    /// An idle engine, or a newly planned one (planned on the calling thread's runtime).
+    fn take(&self, rt: &tokio::runtime::Runtime) -> crate::Result<Engine> {
+        if let Some(e) = self.idle.lock().ok().and_then(|mut v| v.pop()) {
+            return Ok(e);
+        }
+        rt.block_on(Engine::new(PipelineConfig {
+            target_partitions: 1,
+            ..PipelineConfig::default()
+        }))
+    }
+
+    fn give_back(&self, engine: Engine) {
+        if let Ok(mut v) = self.idle.lock() {
+            v.push(engine);
+        }
+    }
+}
+
+/// The `read_pgn` table function. Its argument is a string literal: a file, a directory
+/// (every `*.pgn`, `*.pgn.zst`, `*.pgn.gz`, `*.pgn.bz2` below it, see
+/// [`crate::io::input::expand`]) or a glob pattern (`games/*.pgn.zst`). Compression is chosen
+/// by the name or the magic number, as in `validate`.
+///
+/// Errors (planning): no argument or a non-literal one; a path that does not exist; a glob
+/// that matches nothing.
+#[derive(Debug, Default)]
+pub struct ReadPgn {
+    pool: Arc<EnginePool>,
+}
+
+/// The one string literal argument of a table function.
+pub(crate) fn path_argument(
+    name: &str,
+    args: &TableFunctionArgs,
+) -> datafusion::common::Result<String> {
+    match args.exprs() {
+        [Expr::Literal(ScalarValue::Utf8(Some(s)), _)]
+        | [Expr::Literal(ScalarValue::Utf8View(Some(s)), _)]
+        | [Expr::Literal(ScalarValue::LargeUtf8(Some(s)), _)] => Ok(s.clone()),
+        other => plan_err!(
+            "{name}(path): expects one string literal (a file, a directory or a glob), got {} argument(s): {}",
+            other.len(),
+            other
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The inputs a path argument names: a glob pattern (`*`, `?` or `[` in it) expands to the
+/// matching paths (sorted), each then a file or a directory.
+pub(crate) fn inputs_of(path: &str) -> datafusion::common::Result<Vec<Input>> {
+    let ext = |e: crate::Error| DataFusionError::Plan(format!("read_pgn: {e}"));
+    if path == "-" {
+        return plan_err!("read_pgn: standard input (-) is not a table; give a file");
+    }
+    let paths: Vec<PathBuf> = if path.contains(['*', '?', '[']) {
+        let mut found = vec![];
+        for entry in glob::glob(path)
+            .map_err(|e| DataFusionError::Plan(format!("read_pgn: glob {path:?}: {e}")))?
+        {
+            found.push(
+                entry
+                    .map_err(|e| DataFusionError::Plan(format!("read_pgn: glob {path:?}: {e}")))?,
+            );
+        }
+        if found.is_empty() {
+            return plan_err!("read_pgn: no file matches {path:?}");
+        }
+        found.sort();
+        found
+    } else {
+        vec![PathBuf::from(path)]
+    };
+    crate::io::input::expand(&paths).map_err(ext)
+}
+
+impl TableFunctionImpl for ReadPgn {
+    fn call_with_args(
+        &self,
+        args: TableFunctionArgs,
+    ) -> datafusion::common::Result<Arc<dyn TableProvider>> {
+        let path = path_argument("read_pgn", &args)?;
+        Ok(Arc::new(PgnTable {
+            inputs: inputs_of(&path)?,
+            pool: self.pool.clone(),
+        }))
+    }
+}
+
+/// The table of one `read_pgn(path)` call: its files, known at planning time.
+#[derive(Debug)]
+pub struct PgnTable {
+    inputs: Vec<Input>,
+    pool: Arc<EnginePool>,
+}
+
+impl PgnTable {
+    /// The files read (one scan partition each).
+    pub fn inputs(&self) -> &[Input] {
+        &self.inputs
+    }
+}
+
+#[async_trait]
+impl TableProvider for PgnTable {
+    fn schema(&self) -> SchemaRef {
+        read_pgn_schema()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        _filters: &[Expr],
+        _limit: Option<usize>,
+    ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        let projection: Vec<usize> = match projection {
+            Some(p) => p.clone(),
+            None => (0..COLUMNS.len()).collect(),
+        };
+        Ok(Arc::new(PgnScanExec::new(
+            self.inputs.clone(),
+            projection,
+            state.config().batch_size(),
+            self.pool.clone(),
+        )?))
+    }
+}
+
+/// The scan of `read_pgn`: one partition per file, the projected columns only, the rules
+/// only when a rules column is projected.
+#[derive(Debug)]
+pub struct PgnScanExec {
+    inputs: Vec<Input>,
+    projection: Vec<usize>,
+    schema: SchemaRef,
+    rules: bool,
+    batch_games: usize,
+    pool: Arc<EnginePool>,
+    properties: Arc<PlanProperties>,
+    metrics: ExecutionPlanMetricsSet,
+}
+
+impl PgnScanExec {
+    fn new(
+        inputs: Vec<Input>,
+        projection: Vec<usize>,
+        batch_games: usize,
+        pool: Arc<EnginePool>,
+    ) -> datafusion::common::Result<PgnScanExec> {
+        let full = read_pgn_schema();
+        let schema = Arc::new(full.project(&projection)?);
+        let rules = projection
+            .iter()
+            .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_rules()));
+        let properties = Arc::new(PlanProperties::new(
+            EquivalenceProperties::new(schema.clone()),
+            Partitioning::UnknownPartitioning(inputs.len().max(1)),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        ));
+        Ok(PgnScanExec {
+            inputs,
+            projection,
+            schema,
+            rules,
+            batch_games: batch_games.max(1),
+            pool,
+            properties,
+            metrics: ExecutionPlanMetricsSet::new(),
+        })
+    }
+
+    /// Whether the scan runs the rules (a rules column is projected).
+    pub fn runs_rules(&self) -> bool {
+        self.rules
+    }
+
+    /// The files read, one partition each.
+    pub fn inputs(&self) -> &[Input] {
+        &self.inputs
+    }
+}
+
+impl DisplayAs for PgnScanExec {
+    fn fmt_as(&self, t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        match t {
+            DisplayFormatType::Default | DisplayFormatType::Verbose => {
+                let cols: Vec<&str> = self
+                    .schema
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().as_str())
+                    .collect();
+                write!(
+                    f,
+                    "PgnScanExec: files={}, rules={}, projection=[{}]",
+                    self.inputs.len(),
+                    self.rules,
+                    cols.join(", ")
+                )
+            }
+            DisplayFormatType::TreeRender => {
+                write!(f, "files={}\nrules={}", self.inputs.len(), self.rules)
+            }
+        }
+    }
+}
+
+impl ExecutionPlan for PgnScanExec {
+    fn name(&self) -> &str {
+        "PgnScanExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![]
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> datafusion::common::Result<TreeNodeRecursion>,
+    ) -> datafusion::common::Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        _children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        Ok(self)
+    }
+
+    fn metrics(&self) -> Option<MetricsSet> {
+        Some(self.metrics.clone_inner())
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        _context: Arc<TaskContext>,
+    ) -> datafusion::common::Result<SendableRecordBatchStream> {
+        let mut builder = RecordBatchReceiverStream::builder(self.schema.clone(), 2);
+        let Some(input) = self.inputs.get(partition).cloned() else {
+            // no files: the one partition is empty
+            return Ok(builder.build());
+        };
+        let tx = builder.tx();
+        let games_count = MetricBuilder::new(&self.metrics).counter("games", partition);
+        let rules_count = MetricBuilder::new(&self.metrics).counter("rules_games", partition);
+        let scan = Scan {
+            cols: self
+                .projection
+                .iter()
+                .filter_map(|&i| COLUMNS.get(i).map(|c| c.1))
+                .collect(),
+            schema: self.schema.clone(),
+            rules: self.rules,
+        };
+        let (chunk, pool) = (self.batch_games, self.pool.clone());
+        builder.spawn_blocking(move || {
+            let df = |e: crate::Error| DataFusionError::External(Box::new(e));
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .map_err(|e| DataFusionError::External(Box::new(e)))?;
+            let mut engine = None;
+            let reader = input.open(&ByteCounter::new()).map_err(df)?;
+            let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(chunk.min(65_536));
+            let mut games_iter = PgnReader::new(reader);
+            let result = loop {
+                let next = games_iter.next();
+                let end = next.is_none();
+                match next {
+                    Some(Ok(g)) => games.push((input.name.as_str(), g)),
+                    Some(Err(PgnError::Io(e))) => {
+                        break Err(DataFusionError::External(Box::new(crate::Error::Io {
+                            path: input.name.clone(),
+                            source: e,
+                        })));
+                    }
+                    None => {}
+                }
+                if games.len() >= chunk || (end && !games.is_empty()) {
+                    let reports = if scan.rules {
+                        let e = match engine.take() {
+                            Some(e) => e,
+                            None => pool.take(&rt).map_err(df)?,
+                        };
+                        let r = rt.block_on(validate_games(&e, &games));
+                        engine = Some(e);
+                        rules_count.add(games.len());
+                        Some(r.map_err(df)?)
+                    } else {
+                        None
+                    };
+                    games_count.add(games.len());
+                    let batch = scan.batch(&games, reports.as_deref())?;
+                    games.clear();
+                    if tx.blocking_send(Ok(batch)).is_err() {
+                        // the query stopped reading (LIMIT, cancelled)
+                        break Ok(());
+                    }
+                }
+                if end {
+                    break Ok(());
+                }
+            };
+            if let Some(e) = engine {
+                pool.give_back(e);
+            }
+            result
+        });
+        Ok(builder.build())
+    }
+}
+
+/// What one partition builds.
+struct Scan {
+    cols: Vec<Col>,
+    schema: SchemaRef,
+    rules: bool,
+}
+
+impl Scan {
+    /// One record batch of the projected columns for a chunk of games.
+    fn batch(
+        &self,
+        games: &[(&str, RawGame)],
+        reports: Option<&[GameReport]>,
+    ) -> datafusion::common::Result<RecordBatch> {
+        let columns = self
+            .cols
+            .iter()
+            .map(|c| column(*c, games, reports))
+            .collect::<datafusion::common::Result<Vec<_>>>()?;
+        Ok(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(games.len())),
+        )?)
+    }
+}
+
+fn column(
+    col: Col,
+    games: &[(&str, RawGame)],
+    reports: Option<&[GameReport]>,
+) -> datafusion::common::Result<ArrayRef> {
+    if col.needs_rules() {
+        let Some(r) = reports else {
+            return Err(DataFusionError::Internal(format!(
+                "read_pgn: rules column {col:?} without validation"
+            )));
+        };
+        return Ok(report_column(col, r));
+    }
+    Ok(match col {
+        Col::File => Arc::new(StringArray::from_iter_values(games.iter().map(|(f, _)| *f))),
+        Col::GameIndex => Arc::new(UInt64Array::from_iter_values(
+            games.iter().map(|(_, g)| g.index as u64),
+        )),
+        Col::Elo(name) => Arc::new(
+            games
+                .iter()
+                .map(|(_, g)| g.tag(name).and_then(|v| v.trim().parse::<i32>().ok()))
+                .collect::<Int32Array>(),
+        ),
+        Col::Tags => {
+            let mut b = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());
+            for (_, g) in games {
+                for (k, v) in &g.tags {
+                    b.keys().append_value(k);
+                    b.values().append_value(v);
+                }
+                b.append(true)?;
+            }
+            Arc::new(b.finish())
+        }
+        Col::Moves => {
+            let mut b = ListBuilder::new(StringBuilder::new());
+            for (_, g) in games {
+                for m in &g.moves {
+                    b.values().append_value(m);
+                }
+                b.append(true);
+            }
+            Arc::new(b.finish())
+        }
+        // tags; the rules columns returned above
+        _ => {
+            let name = match col {
+                Col::Tag(name) => name,
+                _ => "",
+            };
+            Arc::new(
+                games
+                    .iter()
+                    .map(|(_, g)| g.tag(name))
+                    .collect::<StringArray>(),
+            )
+        }
+    })
+}
+
+/// A rules column from the validation reports of a chunk.
+fn report_column(col: Col, reports: &[GameReport]) -> ArrayRef {
+    let text = |f: fn(&GameReport) -> Option<&str>| {
+        Arc::new(reports.iter().map(f).collect::<StringArray>()) as ArrayRef
+    };
+    match col {
+        Col::Plies => Arc::new(UInt32Array::from_iter_values(
+            reports.iter().map(|r| r.plies),
+        )),
+        Col::FirstIllegalPly => Arc::new(
+            reports
+                .iter()
+                .map(|r| r.first_illegal_ply)
+                .collect::<UInt32Array>(),
+        ),
+        Col::ErrorKind => text(|r| r.error_kind.as_deref()),
+        Col::ErrorMessage => text(|r| r.error_message.as_deref()),
+        Col::FinalFen => text(|r| r.final_fen.as_deref()),
+        Col::FinalStatus => text(|r| r.final_status.as_deref()),
+        _ => Arc::new(
+            reports
+                .iter()
+                .map(|r| Some(r.result_consistent))
+                .collect::<BooleanArray>(),
+        ),
+    }
+}

@@ -1,0 +1,487 @@
+//! The SQL interface (`sqlchess::sql`): `read_pgn` over files, directories, globs and
+//! compressed files, projection pushdown (tag-only queries do not run the rules), bad games
+//! as rows. Expected values come from python-chess (`tests/data/sample_oracle.csv`) and from
+//! the fault descriptions of `shared/data/bad/malformed.csv`.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use common::data;
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::datatypes::Int64Type;
+use datafusion::physical_plan::{ExecutionPlan, collect};
+use datafusion::prelude::SessionContext;
+use sqlchess::sql::{self, PgnScanExec};
+
+async fn query(ctx: &SessionContext, q: &str) -> Vec<RecordBatch> {
+    ctx.sql(q)
+        .await
+        .unwrap_or_else(|e| panic!("{q}: {e}"))
+        .collect()
+        .await
+        .unwrap_or_else(|e| panic!("{q}: {e}"))
+}
+
+/// The text of every cell, row by row (NULL as "NULL").
+fn rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
+    let mut out = vec![];
+    for b in batches {
+        let cols: Vec<_> = b
+            .columns()
+            .iter()
+            .map(|c| {
+                datafusion::arrow::util::display::ArrayFormatter::try_new(
+                    c.as_ref(),
+                    &datafusion::arrow::util::display::FormatOptions::default().with_null("NULL"),
+                )
+                .expect("formatter")
+            })
+            .collect();
+        for i in 0..b.num_rows() {
+            out.push(cols.iter().map(|c| c.value(i).to_string()).collect());
+        }
+    }
+    out
+}
+
+fn sample() -> String {
+    data("pgn/sample.pgn").display().to_string()
+}
+
+/// A fresh directory under the system temp dir.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sqlchess-sql-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// The `read_pgn` scans of a physical plan.
+fn scans(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<Arc<dyn ExecutionPlan>>) {
+    if plan.downcast_ref::<PgnScanExec>().is_some() {
+        out.push(plan.clone());
+    }
+    for c in plan.children() {
+        scans(c, out);
+    }
+}
+
+/// Runs `q` and returns its rows and, summed over its `read_pgn` scans, (runs the rules,
+/// games read, games validated).
+async fn run_with_scan(ctx: &SessionContext, q: &str) -> (Vec<Vec<String>>, bool, usize, usize) {
+    let df = ctx.sql(q).await.expect("plan");
+    let plan = df.create_physical_plan().await.expect("physical plan");
+    let batches = collect(plan.clone(), ctx.task_ctx()).await.expect("run");
+    let mut found = vec![];
+    scans(&plan, &mut found);
+    assert_eq!(found.len(), 1, "one read_pgn scan in {q}");
+    let scan = found[0].downcast_ref::<PgnScanExec>().expect("scan");
+    let m = found[0].metrics().expect("metrics");
+    let count = |n: &str| m.sum_by_name(n).map(|v| v.as_usize()).unwrap_or(0);
+    (
+        rows(&batches),
+        scan.runs_rules(),
+        count("games"),
+        count("rules_games"),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rules_columns_match_python_chess_on_the_sample() {
+    let ctx = sql::context();
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT game_index, plies, first_illegal_ply, final_fen, final_status, result \
+                 FROM read_pgn('{}') ORDER BY game_index",
+                sample()
+            ),
+        )
+        .await,
+    );
+    let text = std::fs::read_to_string(data("sample_oracle.csv")).expect("oracle");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = |n: &str| header.iter().position(|h| *h == n).expect(n);
+    let want: Vec<Vec<String>> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let cell = |n: &str| match f[col(n)] {
+                "" => "NULL".to_string(),
+                v => v.to_string(),
+            };
+            if cell("variant") != "standard" {
+                // validate (and so read_pgn) reports other variants as unsupported
+                return vec![
+                    cell("game_index"),
+                    "0".into(),
+                    "0".into(),
+                    "NULL".into(),
+                    "NULL".into(),
+                    cell("result"),
+                ];
+            }
+            vec![
+                cell("game_index"),
+                cell("plies"),
+                cell("first_illegal_ply"),
+                cell("final_fen"),
+                cell("final_status"),
+                cell("result"),
+            ]
+        })
+        .collect();
+    assert_eq!(got.len(), 20);
+    assert_eq!(got, want);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tag_only_queries_do_not_run_the_rules() {
+    let ctx = sql::context();
+    let q = format!(
+        "SELECT count(*), count(DISTINCT white), min(white_elo) FROM read_pgn('{}')",
+        sample()
+    );
+    let (got, rules, games, validated) = run_with_scan(&ctx, &q).await;
+    assert!(!rules, "a tag-only scan runs no rules");
+    assert_eq!((games, validated), (20, 0));
+    assert_eq!(got[0][0], "20");
+    // the same file with a rules column: every game validated once
+    let q = format!(
+        "SELECT final_status, count(*) FROM read_pgn('{}') GROUP BY 1",
+        sample()
+    );
+    let (_, rules, games, validated) = run_with_scan(&ctx, &q).await;
+    assert!(rules);
+    assert_eq!((games, validated), (20, 20));
+    let plan = rows(
+        &query(
+            &ctx,
+            &format!("EXPLAIN SELECT white FROM read_pgn('{}')", sample()),
+        )
+        .await,
+    );
+    let text = format!("{plan:?}");
+    assert!(
+        text.contains("PgnScanExec: files=1, rules=false, projection=[white]"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tags_elo_and_moves() {
+    let ctx = sql::context();
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT event, white, black, date, result, \
+                 white_elo IS NULL, eco IS NULL \
+                 FROM read_pgn('{}') WHERE game_index = 0",
+                sample()
+            ),
+        )
+        .await,
+    );
+    // the first game of the file, as written in it
+    assert_eq!(
+        got,
+        vec![vec![
+            "32nd ol",
+            "Gostisa,L",
+            "Petrosian,A",
+            "1996.09.17",
+            "1/2-1/2",
+            "true",
+            "true"
+        ]]
+    );
+    // elo columns: integers when the tag is one
+    let dir = temp_dir("elo");
+    let f = dir.join("elo.pgn");
+    std::fs::write(
+        &f,
+        "[White \"a\"]\n[WhiteElo \"2710\"]\n[BlackElo \"?\"]\n[ECO \"C20\"]\n\n1. e4 e5 *\n",
+    )
+    .expect("write");
+    // the main line's tokens as written
+    let b = query(
+        &ctx,
+        &format!(
+            "SELECT moves FROM read_pgn('{}') WHERE game_index = 0",
+            sample()
+        ),
+    )
+    .await;
+    let list = b[0].column(0).as_list::<i32>().value(0);
+    let tokens: Vec<&str> = list.as_string::<i32>().iter().flatten().collect();
+    assert_eq!(tokens.len(), 24);
+    assert_eq!(&tokens[..4], ["d4", "Nf6", "Nf3", "e6"]);
+    assert_eq!(tokens[23], "Qb8");
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT white_elo, black_elo, eco, tags, event FROM read_pgn('{}')",
+                f.display()
+            ),
+        )
+        .await,
+    );
+    assert_eq!(
+        got,
+        vec![vec![
+            "2710",
+            "NULL",
+            "C20",
+            "{White: a, WhiteElo: 2710, BlackElo: ?, ECO: C20}",
+            "NULL"
+        ]]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn globs_directories_zstd_and_several_files() {
+    let dir = temp_dir("files");
+    let text = std::fs::read(data("pgn/sample.pgn")).expect("sample");
+    std::fs::write(dir.join("a.pgn"), &text).expect("write");
+    std::fs::create_dir_all(dir.join("sub")).expect("sub");
+    std::fs::write(dir.join("sub/b.pgn"), &text).expect("write");
+    std::fs::write(
+        dir.join("c.pgn.zst"),
+        zstd::encode_all(text.as_slice(), 3).expect("zstd"),
+    )
+    .expect("write");
+    std::fs::write(dir.join("notes.txt"), "not pgn").expect("write");
+    let ctx = sql::context();
+    let count = |q: String| {
+        let ctx = ctx.clone();
+        async move {
+            let b = query(&ctx, &q).await;
+            b[0].column(0).as_primitive::<Int64Type>().value(0)
+        }
+    };
+    // a directory: every PGN file below it (3 files, one partition each)
+    let d = dir.display();
+    assert_eq!(
+        count(format!("SELECT count(*) FROM read_pgn('{d}')")).await,
+        60
+    );
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT regexp_replace(file, '^.*/', ''), count(*), sum(plies), \
+                 count(DISTINCT final_fen) FROM read_pgn('{d}') GROUP BY 1 ORDER BY 1"
+            ),
+        )
+        .await,
+    );
+    let plies: u64 = std::fs::read_to_string(data("sample_oracle.csv"))
+        .expect("oracle")
+        .lines()
+        .skip(1)
+        .filter(|l| l.split(',').nth(1) == Some("standard"))
+        .map(|l| {
+            l.split(',')
+                .nth(2)
+                .expect("plies")
+                .parse::<u64>()
+                .expect("n")
+        })
+        .sum();
+    let (a, b) = (got[0][2].clone(), plies.to_string());
+    assert_eq!(a, b);
+    let names: Vec<&str> = got.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(names, ["a.pgn", "b.pgn", "c.pgn.zst"]);
+    assert!(
+        got.iter()
+            .all(|r| r[1] == "20" && r[2] == b && r[3] == got[0][3])
+    );
+    // a glob
+    assert_eq!(
+        count(format!("SELECT count(*) FROM read_pgn('{d}/*.pgn*')")).await,
+        40
+    );
+    assert_eq!(
+        count(format!("SELECT count(*) FROM read_pgn('{d}/*/*.pgn')")).await,
+        20
+    );
+    // the zstd file alone gives the plain file's rows
+    let same = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT count(*) FROM read_pgn('{d}/a.pgn') x JOIN read_pgn('{d}/c.pgn.zst') y \
+                 ON x.game_index = y.game_index AND coalesce(x.final_fen, '-') = coalesce(y.final_fen, '-') AND x.moves = y.moves"
+            ),
+        )
+        .await,
+    );
+    assert_eq!(same, vec![vec!["20"]]);
+    // errors at planning time
+    for (arg, want) in [
+        (format!("'{d}/missing.pgn'"), "missing.pgn"),
+        (format!("'{d}/*.nothing'"), "no file matches"),
+        ("1".to_string(), "one string literal"),
+    ] {
+        let err = ctx
+            .sql(&format!("SELECT count(*) FROM read_pgn({arg})"))
+            .await
+            .expect_err(&arg)
+            .to_string();
+        assert!(err.contains(want), "{arg}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_games_are_rows_with_their_error() {
+    let ctx = sql::context();
+    let dir = data("pgn/malformed").display().to_string();
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT regexp_replace(file, '^.*/', ''), game_index, plies, first_illegal_ply, \
+                 error_kind FROM read_pgn('{dir}') \
+                 WHERE file LIKE '%fen_no_black_king.pgn' OR file LIKE '%close_paren_after_illegal_move.pgn' \
+                 ORDER BY 1, 2"
+            ),
+        )
+        .await,
+    );
+    // shared/data/bad/malformed.csv: games 0 and 2 validate (58 and 60 plies; 70 and 59),
+    // game 1 has its first illegal ply at 33 ('Ba1') / is a set-up error (ply 0)
+    assert_eq!(
+        got,
+        vec![
+            vec![
+                "close_paren_after_illegal_move.pgn",
+                "0",
+                "58",
+                "NULL",
+                "NULL"
+            ],
+            vec![
+                "close_paren_after_illegal_move.pgn",
+                "1",
+                "32",
+                "33",
+                "illegal_move"
+            ],
+            vec![
+                "close_paren_after_illegal_move.pgn",
+                "2",
+                "60",
+                "NULL",
+                "NULL"
+            ],
+            vec!["fen_no_black_king.pgn", "0", "70", "NULL", "NULL"],
+            vec!["fen_no_black_king.pgn", "1", "0", "0", "setup"],
+            vec!["fen_no_black_king.pgn", "2", "59", "NULL", "NULL"],
+        ]
+    );
+    // the whole directory (binary blobs, broken tags, bad FENs) gives one row per game
+    let all = query(
+        &ctx,
+        &format!("SELECT count(*), count(error_kind), sum(plies) FROM read_pgn('{dir}')"),
+    )
+    .await;
+    let b = &all[0];
+    assert!(b.column(0).as_primitive::<Int64Type>().value(0) > 50);
+    assert!(b.column(1).as_primitive::<Int64Type>().value(0) > 10);
+    assert!(!b.column(2).is_null(0));
+}
+
+/// `sqlchess sql` with `args` and `stdin`: (exit code, stdout, stderr).
+fn cli(args: &[&str], stdin: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sqlchess"))
+        .arg("sql")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sqlchess");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_statements_formats_copy_and_errors() {
+    let dir = temp_dir("cli");
+    let s = sample();
+    // a table by default
+    let (code, out, _) = cli(
+        &[&format!(
+            "SELECT final_status, count(*) AS n FROM read_pgn('{s}') \
+             WHERE final_status IN ('checkmate', 'stalemate') GROUP BY 1 ORDER BY 1"
+        )],
+        "",
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("| checkmate    | 2 |"), "{out}");
+    assert!(out.contains("| stalemate    | 1 |"), "{out}");
+    // several statements from a file: a view, a table, COPY to Parquet; the last one as CSV
+    let parquet = dir.join("white.parquet");
+    let script = dir.join("q.sql");
+    std::fs::write(
+        &script,
+        format!(
+            "CREATE VIEW g AS SELECT * FROM read_pgn('{s}');\n\
+             CREATE TABLE wins AS SELECT white FROM g WHERE result = '1-0';\n\
+             COPY (SELECT white, plies FROM g ORDER BY game_index) TO '{}';\n\
+             SELECT count(*) AS n FROM wins;\n",
+            parquet.display()
+        ),
+    )
+    .expect("write");
+    let (code, out, err) = cli(
+        &["-f", &script.display().to_string(), "--format", "csv"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    // results: python-chess oracle's result column has eight 1-0 games
+    let oracle = std::fs::read_to_string(data("sample_oracle.csv")).expect("oracle");
+    let wins = oracle.lines().filter(|l| l.ends_with(",1-0")).count();
+    assert_eq!(out, format!("n\n{wins}\n"));
+    let file = std::fs::File::open(&parquet).expect("parquet written");
+    let rows: usize = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .expect("parquet")
+        .build()
+        .expect("reader")
+        .map(|b| b.expect("batch").num_rows())
+        .sum();
+    assert_eq!(rows, 20);
+    // the query from standard input
+    let (code, out, _) = cli(
+        &["--format", "json"],
+        &format!("SELECT count(*) AS n FROM read_pgn('{s}')"),
+    );
+    assert_eq!((code, out.trim()), (0, "{\"n\":20}"));
+    // a bad query: exit 2 with the SQL error
+    let (code, _, err) = cli(&["SELEC 1"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("SELEC"), "{err}");
+    let (code, _, err) = cli(&["SELECT nope FROM read_pgn('/no/such/file.pgn')"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("/no/such/file.pgn"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -81,7 +81,8 @@ fn flush(
             r.file.clone(),
             r.game_index,
             r.plies,
-            r.error_kind.as_deref() == Some(sqlchess::validate::kind::UNSUPPORTED_VARIANT),
+            r.error_kind.map(sqlchess::validate::ErrorKind::as_str)
+                == Some(sqlchess::validate::kind::UNSUPPORTED_VARIANT),
         )
     }));
     pending.clear();

@@ -141,7 +141,9 @@ fn legal_moves_checks_mates_and_stalemates_match_python_chess_oracle() {
             );
         }
         assert_eq!(in_check[i], row.is_check, "side to move in check in {fen}");
-        let status = reports[i].final_status.as_deref();
+        let status = reports[i]
+            .final_status
+            .map(sqlchess::chess::outcome::FinalStatus::as_str);
         assert_eq!(
             status == Some("checkmate"),
             row.is_checkmate,
@@ -324,7 +326,8 @@ fn edge_fens_match_python_chess() {
             o => o,
         };
         assert_eq!(
-            rep.final_status.as_deref(),
+            rep.final_status
+                .map(sqlchess::chess::outcome::FinalStatus::as_str),
             Some(want_status),
             "{kind}: status of {fen}"
         );
@@ -447,7 +450,8 @@ fn stalemate_with_insufficient_material_is_insufficient_material() {
         .map(|r| {
             (
                 r.final_fen.as_deref(),
-                r.final_status.as_deref(),
+                r.final_status
+                    .map(sqlchess::chess::outcome::FinalStatus::as_str),
                 r.result_consistent,
             )
         })

@@ -16,8 +16,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use sqlchess::Setup;
-use sqlchess::pgn::PgnReader;
 use sqlchess::chess::outcome::FinalStatus;
+use sqlchess::pgn::PgnReader;
 use sqlchess::validate::{ErrorKind, GameReport, validate_games};
 
 fn shared(name: &str) -> PathBuf {
@@ -444,7 +444,9 @@ fn every_standard_game_with_the_ply_table_matches_python_chess() {
                 "FEN {ctx}"
             );
             assert_eq!(
-                rep.final_status.as_deref().unwrap_or(""),
+                rep.final_status
+                    .map(sqlchess::chess::outcome::FinalStatus::as_str)
+                    .unwrap_or(""),
                 &row[c_status],
                 "status {ctx}"
             );

@@ -52,7 +52,7 @@ use sqlchess::{Engine, Setup};
 /// Loads a case's positions (and tokens), runs the pipeline up to `stage` and returns the
 /// stage's rows. The one function of this file that names stages and tables.
 async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
-    use sqlchess::stages::LEGAL;
+    use sqlchess::stages::{APPLY, InputTable, LEGAL, REPLAY, Stage, TOKENS};
     let p = e.pipeline();
     let setups: Vec<Setup> = case.fens.iter().map(|f| setup(f)).collect();
     let pairs: Vec<(u64, &Setup)> = setups
@@ -76,14 +76,12 @@ async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
         .collect();
     let token_refs: Vec<(u64, &sqlchess::chess::san::SanToken)> =
         tokens.iter().map(|(i, t)| (*i, t)).collect();
-    let run = async |names: &[&str]| {
+    let stage: Stage = stage.parse().unwrap_or_else(|err| panic!("{stage}: {err}"));
+    let run = async |stages: &[Stage]| {
         let mut last = vec![];
-        for name in names {
-            last = p
-                .run(name)
-                .await
-                .unwrap_or_else(|err| panic!("{name}: {err}"));
-            if *name == stage {
+        for s in stages {
+            last = p.run(*s).await.unwrap_or_else(|err| panic!("{s}: {err}"));
+            if *s == stage {
                 break;
             }
         }
@@ -91,36 +89,40 @@ async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
     };
     let set_tokens = async || {
         let batch = tables::tokens_to_batch(&token_refs).expect("tokens");
-        p.set_table("tokens", vec![batch]).await.expect("tokens");
+        p.set_table(InputTable::Tokens, vec![batch])
+            .await
+            .expect("tokens");
     };
-    if stage == "san" {
+    if stage == Stage::San {
         return e.legal_moves(&setups).await.expect("legal moves");
     }
-    if stage.starts_with("replay_") {
+    if REPLAY.stages.contains(&stage) {
         set_tokens().await;
         let states = tables::setups_to_states(&pairs).expect("states");
-        p.set_table("replay_states", vec![states])
+        p.set_table(InputTable::ReplayStates, vec![states])
             .await
             .expect("states");
-        return run(&["replay_moves", "replay_verdicts", "replay_next"]).await;
+        return run(REPLAY.stages).await;
     }
     e.load(&setups).await.expect("load");
-    let legal = run(LEGAL).await;
+    let legal = run(LEGAL.stages).await;
     match stage {
-        s if LEGAL.contains(&s) => legal,
-        "king_lines" | "move_checks" => run(&["king_lines", "move_checks"]).await,
-        "position_keys" | "position_status" => run(&["position_keys", "position_status"]).await,
-        "setup_checks" => run(&["setup_checks"]).await,
-        "token_matches" | "token_verdicts" | "token_moves" | "next_positions" | "next_pieces" => {
+        s if LEGAL.stages.contains(&s) => legal,
+        Stage::KingLines | Stage::MoveChecks => run(&[Stage::KingLines, Stage::MoveChecks]).await,
+        Stage::PositionKeys | Stage::PositionStatus => {
+            run(&[Stage::PositionKeys, Stage::PositionStatus]).await
+        }
+        Stage::SetupChecks => run(&[Stage::SetupChecks]).await,
+        s if TOKENS.stages.contains(&s) || APPLY.stages.contains(&s) => {
             set_tokens().await;
-            let chosen = run(&["token_matches", "token_verdicts", "token_moves"]).await;
-            if stage.starts_with("token_") {
+            let chosen = run(TOKENS.stages).await;
+            if TOKENS.stages.contains(&stage) {
                 return chosen;
             }
-            p.set_table("chosen_moves", chosen)
+            p.set_table(InputTable::ChosenMoves, chosen)
                 .await
                 .expect("chosen moves");
-            run(&["next_positions", "next_pieces"]).await
+            run(APPLY.stages).await
         }
         other => panic!("no workflow for stage {other} in tests/stages.rs"),
     }
@@ -380,14 +382,19 @@ fn stage_files_give_their_rows() {
         .iter()
         .map(|f| f.file_stem().expect("stem").to_string_lossy().into_owned())
         .collect();
-    for needed in sqlchess::stages::LEGAL.iter().copied().chain([
-        "san",
-        "position_status",
-        "next_positions",
-        "replay_moves",
-        "replay_verdicts",
-        "replay_next",
-    ]) {
+    for needed in sqlchess::stages::LEGAL
+        .stages
+        .iter()
+        .map(|s| s.name())
+        .chain([
+            "san",
+            "position_status",
+            "next_positions",
+            "replay_moves",
+            "replay_verdicts",
+            "replay_next",
+        ])
+    {
         assert!(
             stages.iter().any(|s| s == needed),
             "tests/stages/{needed}.slt missing"

@@ -185,7 +185,8 @@ mod tests {
         assert!("draw".parse::<FinalStatus>().is_err());
     }
 
-    /// python-chess `outcome(claim_draw=False)` order, then the claims: a mate on the 150th
+    /// python-chess `outcome(claim_draw=False)` order (checkmate, insufficient material,
+    /// stalemate, …), then the claims: a mate on the 150th
     /// halfmove is a mate, 75 moves beat a fivefold repetition, a fivefold repetition beats
     /// the fifty-move claim, the fifty-move claim beats threefold.
     #[test]
@@ -193,7 +194,8 @@ mod tests {
         use FinalStatus::*;
         let of = FinalStatus::of;
         assert_eq!(of(false, true, false, 150, 5), Checkmate);
-        assert_eq!(of(false, false, true, 0, 1), Stalemate);
+        assert_eq!(of(false, false, true, 0, 1), InsufficientMaterial);
+        assert_eq!(of(false, false, false, 0, 1), Stalemate);
         assert_eq!(of(true, false, true, 150, 5), InsufficientMaterial);
         assert_eq!(of(true, true, false, 150, 5), SeventyfiveMoves);
         assert_eq!(of(true, false, false, 149, 5), FivefoldRepetition);

@@ -8,6 +8,7 @@ mod profile;
 mod sql;
 mod validate;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};

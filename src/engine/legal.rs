@@ -80,9 +80,10 @@ impl Engine {
             {
                 *slot = Some(FenError {
                     field: FenField::Position,
-                    kind: c.kind.parse().map_err(|_| {
-                        Error::Internal(format!("setup_checks kind {:?}", c.kind))
-                    })?,
+                    kind: c
+                        .kind
+                        .parse()
+                        .map_err(|_| Error::Internal(format!("setup_checks kind {:?}", c.kind)))?,
                     message: c.message,
                 });
             }

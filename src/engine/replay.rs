@@ -172,15 +172,15 @@ fn read_verdicts(batches: &[RecordBatch]) -> Result<HashMap<u64, (bool, bool)>> 
 /// returned function gives row `i`'s key, given whether an en passant capture is legal there
 /// (only then does the en passant square count, FIDE art. 9.2.3).
 ///
-/// Errors: [`crate::Error::Schema`] when a column is missing.
+/// Errors: [`crate::Error::Session`] when a column is missing.
 pub(crate) fn repetition_keys(b: &RecordBatch) -> Result<impl Fn(usize, bool) -> Key + '_> {
     let sets = tables::SET_COLUMNS
         .iter()
-        .map(|n| column::<UInt64Array>(b, n))
-        .collect::<Result<Vec<_>>>()?;
-    let side: &StringArray = column(b, "side_to_move")?;
+        .map(|n| read::primitive::<UInt64Type>(b, n))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let side = read::strings(b, "side_to_move")?;
     let rights = tables::castling_columns(b)?;
-    let ep: &Int32Array = column(b, "ep_square")?;
+    let ep = read::primitive::<Int32Type>(b, "ep_square")?;
     Ok(move |i: usize, ep_legal: bool| Key {
         sets: std::array::from_fn(|k| sets[k].value(i)),
         side_to_move: side.value(i).to_string(),

@@ -37,11 +37,12 @@ use datafusion::physical_plan::{
     SendableRecordBatchStream,
 };
 
+use crate::chess::outcome::FinalStatus;
 use crate::engine::Engine;
 use crate::io::input::{ByteCounter, Input};
 use crate::pgn::{PgnError, PgnReader, RawGame};
 use crate::session::PipelineConfig;
-use crate::validate::{GameReport, validate_games};
+use crate::validate::{ErrorKind, GameReport, validate_games};
 
 /// What a column of `read_pgn` is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -623,10 +624,10 @@ fn report_column(col: Col, reports: &[GameReport]) -> ArrayRef {
                 .map(|r| r.first_illegal_ply)
                 .collect::<UInt32Array>(),
         ),
-        Col::ErrorKind => text(|r| r.error_kind.as_deref()),
+        Col::ErrorKind => text(|r| r.error_kind.map(ErrorKind::as_str)),
         Col::ErrorMessage => text(|r| r.error_message.as_deref()),
         Col::FinalFen => text(|r| r.final_fen.as_deref()),
-        Col::FinalStatus => text(|r| r.final_status.as_deref()),
+        Col::FinalStatus => text(|r| r.final_status.map(FinalStatus::as_str)),
         _ => Arc::new(
             reports
                 .iter()

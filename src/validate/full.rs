@@ -49,12 +49,15 @@ impl Run<'_> {
         let (tokens, mut finished) = self.lex_tokens(&current);
         if tokens.is_empty() {
             self.drop_games(&finished);
-            return self.keep_live(InputTable::Positions, InputTable::Pieces).await;
+            return self
+                .keep_live(InputTable::Positions, InputTable::Pieces)
+                .await;
         }
         self.resolve_tokens(&current, &tokens, &mut finished)
             .await?;
         self.drop_games(&finished);
-        self.keep_live(Stage::NextPositions, Stage::NextPieces).await
+        self.keep_live(Stage::NextPositions, Stage::NextPieces)
+            .await
     }
 
     /// For each live game: completes the ply row of its last move (the check suffix), records

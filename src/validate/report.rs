@@ -146,8 +146,7 @@ impl GameReport {
             (0, false) => FinalStatus::Stalemate,
             _ => final_status,
         };
-        self.result_consistent =
-            ending.agrees_with(&self.result, position.map(|s| s.side_to_move));
+        self.result_consistent = ending.agrees_with(&self.result, position.map(|s| s.side_to_move));
     }
 }
 

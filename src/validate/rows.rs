@@ -3,15 +3,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use datafusion::arrow::array::{
-    Array, AsArray, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
+    Array, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
 };
-use datafusion::arrow::datatypes::UInt64Type;
-
-use crate::error::{Error, Result};
-use crate::engine::replay::repetition_keys;
-use crate::stages::tables::{self, column};
 
 use crate::chess::outcome::Key;
+use crate::engine::replay::repetition_keys;
+use crate::error::Result;
+use crate::stages::tables::column;
 
 /// What the stage `position_status` says of one position.
 #[derive(Clone)]

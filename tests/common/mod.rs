@@ -175,7 +175,7 @@ pub async fn side_to_move_in_check(e: &Engine, fens: &[&str]) -> Vec<bool> {
         .into_iter()
         .map(|v| match v {
             None => false,
-            Some((kind, _)) if kind == "opposite_check" => true,
+            Some(e) if e.kind.as_str() == "opposite_check" => true,
             Some(other) => panic!("unexpected verdict {other:?}"),
         })
         .collect()

@@ -480,7 +480,10 @@ fn compare_game(
         format!("{:?}", case.illegal.map(|(p, _)| p)),
     );
     if let Some((_, ambiguous)) = case.illegal {
-        let kind = report.error_kind.as_deref().unwrap_or("");
+        let kind = report
+            .error_kind
+            .map(sqlchess::validate::ErrorKind::as_str)
+            .unwrap_or("");
         let ok = if ambiguous {
             kind == "ambiguous_move"
         } else {

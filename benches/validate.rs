@@ -81,8 +81,7 @@ fn flush(
             r.file.clone(),
             r.game_index,
             r.plies,
-            r.error_kind.map(sqlchess::validate::ErrorKind::as_str)
-                == Some(sqlchess::validate::kind::UNSUPPORTED_VARIANT),
+            r.error_kind == Some(sqlchess::validate::ErrorKind::UnsupportedVariant),
         )
     }));
     pending.clear();

@@ -512,7 +512,9 @@ fn compare_game(
     check(
         &mut out,
         "final_status",
-        report.final_status.clone().unwrap_or_default(),
+        report
+            .final_status
+            .map_or(String::new(), |s| s.as_str().to_string()),
         case.status.to_string(),
     );
     if let Some(rows) = rows {

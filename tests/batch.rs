@@ -529,3 +529,47 @@ fn validator_shares_give_the_reports_of_one_pipeline() {
     assert_eq!(two.reports, one);
     assert!(two.plies.is_empty());
 }
+
+/// python-chess 1.11.2 reads these `Variant` values as standard chess (any case); the game
+/// is checked, not reported `unsupported_variant` (issue: games silently left unchecked).
+/// Right values from python-chess: 2 legal plies, this final FEN, ongoing.
+#[test]
+fn variant_tags_that_mean_standard_chess_are_checked() {
+    let game = |variant: &str| {
+        format!(
+            "[Variant \"{variant}\"]\n[SetUp \"1\"]\n[FEN \"8/8/2Pk3p/1R6/2r3P1/4K3/8/8 w - - 1 19\"]\n\n19. Rh5 Rxg4 *\n\n"
+        )
+    };
+    let values = [
+        "From Position",
+        "normal",
+        "Standard",
+        "CHESS",
+        "Classical",
+        "illegal",
+        " from position ",
+    ];
+    let text: String = values.iter().map(|v| game(v)).collect::<String>() + &game("Crazyhouse");
+    let games: Vec<_> = PgnReader::new(text.as_bytes())
+        .map(|g| ("variants.pgn", g.expect("game")))
+        .collect();
+    let reports = rt().block_on(async {
+        validate_games(&engine().await, &games)
+            .await
+            .expect("validate")
+    });
+    assert_eq!(reports.len(), values.len() + 1);
+    for (r, v) in reports.iter().zip(values) {
+        assert_eq!(r.plies, 2, "{v}");
+        assert_eq!(r.error_kind, None, "{v}");
+        assert_eq!(
+            r.final_fen.as_deref(),
+            Some("8/8/2Pk3p/7R/6r1/4K3/8/8 w - - 0 20"),
+            "{v}"
+        );
+        assert_eq!(r.final_status, Some(FinalStatus::Ongoing), "{v}");
+    }
+    let crazyhouse = &reports[values.len()];
+    assert_eq!(crazyhouse.error_kind, Some(ErrorKind::UnsupportedVariant));
+    assert_eq!(crazyhouse.plies, 0);
+}

@@ -12,6 +12,23 @@ use crate::pgn::RawGame;
 use super::Live;
 use super::report::{ErrorKind, GameReport};
 
+/// `Variant` tag values that python-chess 1.11.2 reads as standard chess (`Board.aliases`,
+/// any case; an empty value too): `From Position` is what a large online server writes on
+/// every standard game from a set-up position, `normal` what a popular engine-match GUI
+/// writes.
+pub(crate) fn is_standard_variant(tag: &str) -> bool {
+    const STANDARD: [&str; 6] = [
+        "standard",
+        "chess",
+        "classical",
+        "normal",
+        "illegal",
+        "from position",
+    ];
+    let v = tag.trim();
+    v.is_empty() || STANDARD.iter().any(|s| v.eq_ignore_ascii_case(s))
+}
+
 /// The games that can be played, each from its start position (the `FEN` tag, else the
 /// standard position). The others get their error in `reports`: `unsupported_variant` for a
 /// `Variant` tag other than standard chess, `setup` for a `FEN` tag that does not parse.
@@ -20,8 +37,7 @@ pub(super) fn start_games(games: &[(&str, RawGame)], reports: &mut [GameReport])
     for (i, (_, g)) in games.iter().enumerate() {
         let r = &mut reports[i];
         if let Some(v) = g.tag("Variant") {
-            let v = v.trim().to_ascii_lowercase();
-            if !(v.is_empty() || v == "standard" || v == "chess") {
+            if !is_standard_variant(v) {
                 r.set_error(
                     0,
                     ErrorKind::UnsupportedVariant,

@@ -565,14 +565,7 @@ mod tests {
 
     #[test]
     fn role_letters_round_trip() {
-        for role in [
-            Role::Pawn,
-            Role::Knight,
-            Role::Bishop,
-            Role::Rook,
-            Role::Queen,
-            Role::King,
-        ] {
+        for role in Role::ALL {
             assert_eq!(Role::from_char(role.char()), Some(role));
         }
         assert_eq!(Role::from_char('S'), None);

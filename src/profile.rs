@@ -38,14 +38,14 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::display::DisplayableExecutionPlan;
 
+use crate::chess::fen::Setup;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::chess::fen::Setup;
+use crate::io::report::{self, Format};
 use crate::pgn::{PgnReader, RawGame};
+use crate::seed::{self, SEED_STAGES, SeedMove, SeedPipeline, SeedStageKind};
 use crate::session::StageProfile;
 use crate::stages::STAGES;
-use crate::io::report::{self, Format};
-use crate::seed::{self, SEED_STAGES, SeedMove, SeedPipeline, SeedStageKind};
 use crate::validate::validate_games;
 
 /// Positions in the default workload.

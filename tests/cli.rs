@@ -176,10 +176,11 @@ fn validate_writes_every_report_format() {
                         assert!(line.contains(&format!("\"{c}\":")), "no {c} in {line}");
                     }
                 }
-                let rdr =
-                    datafusion::arrow::json::ReaderBuilder::new(sqlchess::io::report::report_schema())
-                        .build(BufReader::new(File::open(&out_path).expect("json")))
-                        .expect("json reader");
+                let rdr = datafusion::arrow::json::ReaderBuilder::new(
+                    sqlchess::io::report::report_schema(),
+                )
+                .build(BufReader::new(File::open(&out_path).expect("json")))
+                .expect("json reader");
                 let batches: Vec<RecordBatch> = rdr.map(|b| b.expect("json batch")).collect();
                 assert_eq!(batches_rows(&batches), 20);
             }

@@ -7,5 +7,5 @@ SELECT MIN(n.position_id) AS position_id, n.root_id, SUM(n.multiplicity) AS mult
 FROM perft_nodes n
 JOIN position_keys k ON k.position_id = n.position_id
 GROUP BY n.root_id, k.key_occupied, k.key_white, k.key_bit0, k.key_bit1, k.key_bit2,
-         k.side_to_move, k.white_kingside, k.white_queenside, k.black_kingside, k.black_queenside,
+         k.side_to_move, k.castling,
          k.ep_square

@@ -4,7 +4,7 @@
 -- 9.2.3, up to the en passant square being capturable). Used to merge transpositions in
 -- perft and to count repetitions.
 -- Columns: position_id, key_occupied, key_white, key_bit0, key_bit1, key_bit2 (UInt64),
---          side_to_move, white_kingside, white_queenside, black_kingside, black_queenside, ep_square.
+--          side_to_move, castling (UInt64: the rook squares holding a castling right), ep_square.
 WITH boards AS (
   SELECT position_id,
     bit_or(bit) AS key_occupied,
@@ -18,6 +18,6 @@ WITH boards AS (
   GROUP BY position_id
 )
 SELECT b.position_id, b.key_occupied, b.key_white, b.key_bit0, b.key_bit1, b.key_bit2,
-       p.side_to_move, p.white_kingside, p.white_queenside, p.black_kingside, p.black_queenside,
+       p.side_to_move, p.castling,
        p.ep_square
 FROM boards b JOIN positions p ON p.position_id = b.position_id

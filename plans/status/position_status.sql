@@ -8,8 +8,8 @@
 -- to move, same castling rights and en passant capture): `position_keys` with the en passant
 -- square only where an en passant capture is legal.
 -- Columns: position_id, n_legal, in_check, ep_legal, white_insufficient, black_insufficient,
---          key_occupied, key_white, key_bit0, key_bit1, key_bit2, side_to_move, the four castling
---          rights, ep_key (the en passant square when a capture there is legal, else -1).
+--          key_occupied, key_white, key_bit0, key_bit1, key_bit2, side_to_move, castling (the
+--          rook squares holding a right), ep_key (the en passant square when a capture there is legal, else -1).
 WITH counts AS (
   SELECT position_id, COUNT(*) AS n_legal, MAX(CASE WHEN is_en_passant THEN to_sq END) AS ep_to
   FROM legal_moves GROUP BY position_id
@@ -45,7 +45,7 @@ SELECT pos.position_id,
          OR (m.b_knights = 0 AND (m.b_bishops = 0 OR ((m.dark_bishops = 0 OR m.light_bishops = 0) AND m.pawns_knights = 0)))
        ) AS black_insufficient,
        k.key_occupied, k.key_white, k.key_bit0, k.key_bit1, k.key_bit2,
-       k.side_to_move, k.white_kingside, k.white_queenside, k.black_kingside, k.black_queenside,
+       k.side_to_move, k.castling,
        CAST(COALESCE(c.ep_to, -1) AS INT) AS ep_key
 FROM positions pos
 JOIN material m ON m.position_id = pos.position_id

@@ -2,8 +2,8 @@
 
 /// Position key for repetitions (python-chess `_transposition_key`): the stage
 /// `position_keys` sets (occupied, white, three bits of the piece code), side to move,
-/// castling rights, and the en passant square when a capture there is legal (else -1).
-pub type Key = (u64, u64, u64, u64, u64, String, [bool; 4], i32);
+/// castling rights (rook squares), and the en passant square when a capture there is legal (else -1).
+pub type Key = (u64, u64, u64, u64, u64, String, u64, i32);
 
 /// The positions of a game so far, for repetitions (FIDE art. 9.2).
 #[derive(Debug, Clone, Default)]
@@ -48,4 +48,3 @@ impl History {
         count
     }
 }
-

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sqlchess::io::input::{ByteCounter, Input};
-use sqlchess::pgn::{PgnError, PgnReader, RawGame};
 use sqlchess::io::report::{self, Format, ReportWriter};
+use sqlchess::pgn::{PgnError, PgnReader, RawGame};
 use sqlchess::validate::{GameReport, ValidateOptions, Validator};
 use sqlchess::{Engine, Error, PipelineConfig, Result, Setup};
 
@@ -72,6 +72,10 @@ enum Command {
         /// With --fens: write rows (position_index, fen, uci, san) here.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Chess960 castling rules and UCI (king takes rook, `e1h1`). Without it, Chess960 is
+        /// chosen per position when its castling rights can only mean Chess960.
+        #[arg(long)]
+        chess960: bool,
     },
     /// Count the leaf nodes of the legal move tree (perft).
     Perft {
@@ -82,6 +86,10 @@ enum Command {
         /// Also print the count below each legal move.
         #[arg(long)]
         divide: bool,
+        /// Chess960 castling rules and UCI (king takes rook, `e1h1`). Without it, Chess960 is
+        /// chosen when the castling rights can only mean Chess960.
+        #[arg(long)]
+        chess960: bool,
     },
     /// Print the logical and physical plan of one stage, or of all.
     Explain {
@@ -154,10 +162,20 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let plies = plies.map(|path| (path, format));
             validate(&validator, files, out, format, plies, batch.max(1), profile).await
         }
-        Command::Moves { fen, fens, out } => moves(&engine.await?, fen, fens, out).await,
-        Command::Perft { fen, depth, divide } => {
+        Command::Moves {
+            fen,
+            fens,
+            out,
+            chess960,
+        } => moves(&engine.await?, fen, fens, out, chess960).await,
+        Command::Perft {
+            fen,
+            depth,
+            divide,
+            chess960,
+        } => {
             let engine = engine.await?;
-            let setup = parse_fen(&fen)?;
+            let setup = parse_fen(&fen, chess960)?;
             if let Some(Some((_, why))) = engine.check_setups(&[setup]).await?.first() {
                 return Err(Error::Fen {
                     fen,
@@ -201,11 +219,24 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-fn parse_fen(fen: &str) -> Result<Setup> {
-    Setup::from_fen(fen).map_err(|e| Error::Fen {
+/// A FEN in Chess960 mode when `chess960`, else in the mode its castling rights ask for
+/// ([`Setup::from_fen_auto`]).
+fn parse_fen(fen: &str, chess960: bool) -> Result<Setup> {
+    read_fen(fen, chess960).map_err(|e| Error::Fen {
         fen: fen.to_string(),
         source: e,
     })
+}
+
+fn read_fen(
+    fen: &str,
+    chess960: bool,
+) -> std::result::Result<Setup, sqlchess::chess::fen::FenError> {
+    if chess960 {
+        Setup::from_fen_chess960(fen)
+    } else {
+        Setup::from_fen_auto(fen)
+    }
 }
 
 fn open(path: &Path) -> Result<Box<dyn BufRead>> {
@@ -496,6 +527,12 @@ impl Summary {
             rate(self.plies),
             HumanBytes(bytes)
         );
+        if let Some(n) = self
+            .kinds
+            .get(sqlchess::validate::kind::UNSUPPORTED_VARIANT)
+        {
+            eprintln!("games not checked (unsupported variant): {n}");
+        }
         if io_errors > 0 {
             eprintln!("I/O errors: {io_errors} (see above)");
         }
@@ -507,10 +544,11 @@ async fn moves(
     fen: Option<String>,
     fens: Option<PathBuf>,
     out: Option<PathBuf>,
+    chess960: bool,
 ) -> Result<ExitCode> {
     let lines: Vec<String> = match (&fen, &fens) {
         (Some(f), None) => {
-            parse_fen(f)?;
+            parse_fen(f, chess960)?;
             vec![f.clone()]
         }
         (None, Some(path)) => {
@@ -531,7 +569,7 @@ async fn moves(
         if line.trim().is_empty() {
             continue;
         }
-        match Setup::from_fen(line) {
+        match read_fen(line, chess960) {
             Ok(s) => setups.push((i as u64, s)),
             Err(e) => {
                 eprintln!(

@@ -11,11 +11,11 @@ use std::sync::Arc;
 use datafusion::arrow::array::{ArrayRef, AsArray, RecordBatch, UInt64Array};
 use datafusion::arrow::datatypes::{Float64Type, UInt64Type};
 
-use crate::error::{Error, Result};
 use crate::chess::fen::Setup;
+use crate::error::{Error, Result};
 use crate::session::{Pipeline, PipelineConfig};
-use crate::stages::{APPLY, LEGAL};
 use crate::stages::tables;
+use crate::stages::{APPLY, LEGAL};
 
 /// The rules engine: a planned [`Pipeline`] and the operations built from its stages.
 pub struct Engine {
@@ -188,7 +188,8 @@ impl Engine {
             .collect();
         self.load_pairs(&pairs).await?;
         p.run_all(LEGAL).await?;
-        let pairs: Vec<(u64, &crate::chess::san::SanToken)> = lexed.iter().map(|(i, t)| (*i, t)).collect();
+        let pairs: Vec<(u64, &crate::chess::san::SanToken)> =
+            lexed.iter().map(|(i, t)| (*i, t)).collect();
         p.set_table("tokens", vec![tables::tokens_to_batch(&pairs)?])
             .await?;
         p.run("token_matches").await?;
@@ -347,6 +348,15 @@ impl Engine {
             ));
         }
         let p = &self.pipeline;
+        // the UCI of each root move (castling by the position's mode), by move code
+        let mut uci: HashMap<u64, String> = HashMap::new();
+        for b in &self.legal_moves(std::slice::from_ref(setup)).await? {
+            let code: &datafusion::arrow::array::Int32Array = tables::column(b, "move_code")?;
+            let text: &datafusion::arrow::array::StringArray = tables::column(b, "uci")?;
+            for i in 0..b.num_rows() {
+                uci.insert(code.value(i) as u64, text.value(i).to_string());
+            }
+        }
         self.load(std::slice::from_ref(setup)).await?;
         p.run_all(LEGAL).await?;
         let moves = p.run("perft_moves").await?;
@@ -359,7 +369,11 @@ impl Engine {
         let mut out: Vec<(String, u64)> = children
             .keys()
             .zip(counts)
-            .map(|(child, nodes)| (uci_of_code((child % CHILD_STRIDE) as u32), nodes))
+            .map(|(child, nodes)| {
+                let code = child % CHILD_STRIDE;
+                let text = uci.get(&code).cloned();
+                (text.unwrap_or_else(|| uci_of_code(code as u32)), nodes)
+            })
             .collect();
         out.sort();
         Ok(out)
@@ -367,7 +381,8 @@ impl Engine {
 }
 
 /// The UCI text of a move code (`from_sq + 64 * to_sq + 4096 * promotion_index`, promotion
-/// index 1..4 = n, b, r, q), as the `san` stage writes it.
+/// index 1..4 = n, b, r, q), as the `san` stage writes it; a castling's code names the
+/// rook's square (`e1h1`, the Chess960 form).
 pub fn uci_of_code(code: u32) -> String {
     let (from, to) = ((code % 64) as u8, ((code / 64) % 64) as u8);
     let promo = ["", "n", "b", "r", "q"][(code / 4096) as usize % 5];

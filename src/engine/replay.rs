@@ -20,12 +20,12 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::UInt64Type;
 
-use crate::session::Pipeline;
-use crate::error::Result;
 use crate::chess::fen::Setup;
-use crate::chess::san::{SanToken, parse_san};
-use crate::stages::tables::{self, column};
 use crate::chess::outcome::{History, Key};
+use crate::chess::san::{SanToken, parse_san};
+use crate::error::Result;
+use crate::session::Pipeline;
+use crate::stages::tables::{self, column};
 
 /// Where replay left a game.
 #[derive(Debug, Clone)]
@@ -169,7 +169,7 @@ fn state_keys(b: &RecordBatch) -> Result<impl Fn(usize, bool) -> Key + '_> {
     let (pawns, knights, bishops) = (set("pawns")?, set("knights")?, set("bishops")?);
     let (rooks, queens, kings) = (set("rooks")?, set("queens")?, set("kings")?);
     let side: &StringArray = column(b, "side_to_move")?;
-    let rights = tables::castling_columns(b)?;
+    let rights = tables::castling_column(b)?;
     let ep: &Int32Array = column(b, "ep_square")?;
     Ok(move |i: usize, ep_legal: bool| {
         let v = |a: &UInt64Array| a.value(i);
@@ -180,7 +180,7 @@ fn state_keys(b: &RecordBatch) -> Result<impl Fn(usize, bool) -> Key + '_> {
             v(knights) | v(bishops) | v(kings),
             v(rooks) | v(queens) | v(kings),
             side.value(i).to_string(),
-            rights.map(|r| r.value(i)),
+            rights.value(i),
             if ep_legal && ep.is_valid(i) {
                 ep.value(i)
             } else {

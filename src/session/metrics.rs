@@ -102,4 +102,3 @@ pub fn plan_metrics(plan: &dyn ExecutionPlan) -> PlanMetrics {
         peak_memory: mem,
     }
 }
-

@@ -9,7 +9,7 @@
 //! and executes it.
 //!
 //! Static tables (built once per pipeline by plans over coordinate cross joins, the seed's
-//! "baby monster"): `squares`, `piece_rays`, `aligned`, `lines`,
+//! "baby monster"): `squares`, `castling_loss`, `piece_rays`, `aligned`, `lines`,
 //! `castling_path`, `castling_rules`, `promotions`, `square_masks`.
 //!
 //! Input tables (filled by the caller, schemas in [`crate::stages::tables`]): `positions`, `pieces`,
@@ -33,9 +33,9 @@ use crate::error::{Error, Result};
 pub mod metrics;
 pub mod slot;
 
+use crate::stages::{STAGES, STATIC_TABLES, tables};
 pub use metrics::{PlanMetrics, StageProfile, plan_metrics};
 use slot::SlotTable;
-use crate::stages::{STAGES, STATIC_TABLES, tables};
 
 /// Settings of a [`Pipeline`].
 #[derive(Debug, Clone)]

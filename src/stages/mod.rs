@@ -23,6 +23,7 @@ macro_rules! stage {
 /// Static tables, built once, in dependency order.
 pub const STATIC_TABLES: &[StageSql] = &[
     stage!("static", "squares"),
+    stage!("static", "castling_loss"),
     stage!("static", "piece_rays"),
     stage!("static", "aligned"),
     stage!("static", "lines"),
@@ -76,4 +77,3 @@ pub const LEGAL: &[&str] = &[
 
 /// The stages that apply `chosen_moves` to `positions` + `pieces`.
 pub const APPLY: &[&str] = &["next_positions", "next_pieces"];
-

@@ -22,15 +22,15 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::UInt64Type;
 
-use crate::engine::Engine;
-use crate::error::{Error, Result};
 use crate::chess::fen::{Color, Setup};
-use crate::pgn::RawGame;
-use crate::stages::{APPLY, LEGAL};
 use crate::chess::outcome::{History, Key};
-use crate::engine::replay::replay;
 use crate::chess::san::{SanToken, parse_san};
+use crate::engine::Engine;
+use crate::engine::replay::replay;
+use crate::error::{Error, Result};
+use crate::pgn::RawGame;
 use crate::stages::tables::{self, column};
+use crate::stages::{APPLY, LEGAL};
 
 /// Error kinds of a game report (`error_kind` column).
 pub mod kind {
@@ -46,7 +46,8 @@ pub mod kind {
     pub const ILLEGAL: &str = "illegal_move";
     /// The FEN tag does not give a legal position.
     pub const SETUP: &str = "setup";
-    /// The game's `Variant` tag names rules other than standard chess.
+    /// The game's `Variant` tag names rules other than standard chess and Chess960 (see
+    /// [`super::Variant`]).
     pub const UNSUPPORTED_VARIANT: &str = "unsupported_variant";
 }
 
@@ -148,6 +149,35 @@ pub struct Validation {
     pub plies: Vec<PlyRow>,
 }
 
+/// The rules a PGN `Variant` tag names, as python-chess 1.11.2 reads it (`chess.pgn.Headers
+/// .is_chess960` and the aliases of `chess.Board`), case-insensitive, surrounding spaces
+/// ignored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Standard chess: `Standard`, `Chess`, `Classical`, `Normal`, `Illegal`, `From Position`
+    /// (and an empty value).
+    Standard,
+    /// Chess960: `Chess960`, `Chess 960`, `Fischerandom`, `FischerRandom`, `Fischer Random`.
+    Chess960,
+    /// Any other value (reported as `unsupported_variant`).
+    Unsupported,
+}
+
+impl Variant {
+    /// The rules a `Variant` tag value names.
+    pub fn of(tag: &str) -> Variant {
+        match tag.trim().to_lowercase().as_str() {
+            "" | "standard" | "chess" | "classical" | "normal" | "illegal" | "from position" => {
+                Variant::Standard
+            }
+            "chess960" | "chess 960" | "fischerandom" | "fischerrandom" | "fischer random" => {
+                Variant::Chess960
+            }
+            _ => Variant::Unsupported,
+        }
+    }
+}
+
 /// Per-game replay state.
 struct Live {
     id: u64,
@@ -199,20 +229,26 @@ pub async fn validate_games_with(
     let mut live: Vec<Live> = vec![];
     for (i, (_, g)) in games.iter().enumerate() {
         let r = &mut reports[i];
-        if let Some(v) = g.tag("Variant") {
-            let v = v.trim().to_ascii_lowercase();
-            if !(v.is_empty() || v == "standard" || v == "chess") {
+        let chess960 = match g.tag("Variant").map(Variant::of) {
+            None | Some(Variant::Standard) => false,
+            Some(Variant::Chess960) => true,
+            Some(Variant::Unsupported) => {
                 r.first_illegal_ply = Some(0);
                 r.error_kind = Some(kind::UNSUPPORTED_VARIANT.into());
                 r.error_message = Some(format!(
-                    "game {}: Variant tag {v:?}: only standard chess is supported",
-                    r.game_index
+                    "game {}: Variant tag {:?}: only standard chess and Chess960 are supported",
+                    r.game_index,
+                    g.tag("Variant").unwrap_or_default()
                 ));
                 continue;
             }
-        }
+        };
         let setup = match g.tag("FEN") {
-            Some(fen) => match Setup::from_fen(fen) {
+            Some(fen) => match if chess960 {
+                Setup::from_fen_chess960(fen)
+            } else {
+                Setup::from_fen_auto(fen)
+            } {
                 Ok(s) => s,
                 Err(e) => {
                     set_error(
@@ -224,7 +260,10 @@ pub async fn validate_games_with(
                     continue;
                 }
             },
-            None => Setup::standard(),
+            None => Setup {
+                chess960,
+                ..Setup::standard()
+            },
         };
         let fault = g.fault.as_ref().map(|f| (f.ply, format!("{}", f.message)));
         live.push(Live {
@@ -746,7 +785,7 @@ fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Status>> {
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| Error::Schema("position_status keys".into()))?;
         let side: &StringArray = column(b, "side_to_move")?;
-        let rights = tables::castling_columns(b)?;
+        let rights = tables::castling_column(b)?;
         let ep: &Int32Array = column(b, "ep_key")?;
         for i in 0..b.num_rows() {
             let ep_key = if ep.is_null(i) { -1 } else { ep.value(i) };
@@ -764,7 +803,7 @@ fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Status>> {
                         keys[3].value(i),
                         keys[4].value(i),
                         side.value(i).to_string(),
-                        rights.map(|r| r.value(i)),
+                        rights.value(i),
                         ep_key,
                     ),
                 },

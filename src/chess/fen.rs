@@ -1043,39 +1043,25 @@ impl Setup {
     /// h-side before a-side, `K`/`Q` (`k`/`q`) when the castling rook is the outermost rook of
     /// its colour on that side of the king, else the rook's file letter; `-` when none.
     pub fn castling_xfen(&self) -> String {
-        let mut s: String = [Color::White, Color::Black]
-            .into_iter()
-            .flat_map(|color| {
-                let back = back_rank(color);
-                self.castling
-                    .squares_desc()
-                    .filter(move |sq| sq / 8 == back)
-                    .map(move |sq| self.castling_letter(sq))
-            })
-            .collect();
-        if s.is_empty() {
-            s.push('-');
-        }
-        s
+        self.castling_field(|sq| self.castling_letter(sq))
     }
 
     /// The Shredder-FEN castling field: the file letters of the castling rooks, white's
     /// upper case first, each colour from the h-file down; `-` when none.
     pub fn castling_shredder(&self) -> String {
-        let mut s: String = [Color::White, Color::Black]
-            .into_iter()
-            .flat_map(|color| {
-                let back = back_rank(color);
-                self.castling
-                    .squares_desc()
-                    .filter(move |sq| sq / 8 == back)
-                    .map(move |sq| cased(color, char::from(b'a' + sq % 8)))
-            })
-            .collect();
-        if s.is_empty() {
-            s.push('-');
-        }
-        s
+        self.castling_field(|sq| {
+            let color = if sq < 8 { Color::White } else { Color::Black };
+            cased(color, char::from(b'a' + sq % 8))
+        })
+    }
+
+    /// A castling field: one letter per right, white's first, each colour from the h-file
+    /// down; `-` when none.
+    fn castling_field(&self, letter: impl Fn(u8) -> char) -> String {
+        let (white, black): (Vec<u8>, Vec<u8>) =
+            self.castling.squares_desc().partition(|sq| *sq < 8);
+        let s: String = white.into_iter().chain(black).map(letter).collect();
+        if s.is_empty() { String::from("-") } else { s }
     }
 
     /// The X-FEN letter of the right of the rook on `sq`: `K`/`Q` (case by colour) when no

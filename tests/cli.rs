@@ -21,11 +21,11 @@ const COLUMNS: [&str; 8] = [
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-/// Two legal games (one ends in mate) and a Chess960 game (unsupported, not illegal).
+/// Two legal games (one ends in mate) and a Crazyhouse game (unsupported, not illegal).
 const CLEAN: &str = "[Event \"clean\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n\
     1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n\
     [Event \"clean 2\"]\n[Result \"*\"]\n\n1. d4 d5 2. c4 *\n\n\
-    [Event \"960\"]\n[Variant \"Chess960\"]\n[Result \"*\"]\n\n1. e4 *\n";
+    [Event \"zh\"]\n[Variant \"Crazyhouse\"]\n[Result \"*\"]\n\n1. e4 *\n";
 
 /// A legal game, then one with an illegal king move at ply 3.
 const ILLEGAL: &str = "[Event \"ok\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n\n\
@@ -131,7 +131,7 @@ fn validate_writes_every_report_format() {
     for (ext, child) in exts.into_iter().zip(children) {
         let out_path = dir.join(format!("report.{ext}"));
         let out = child.wait_with_output().expect("run sqlchess");
-        // one Chess960 game: unsupported, not illegal
+        // every game legal, the Chess960 game included
         assert_eq!(out.status.code(), Some(0), "{ext}: {}", show(&out));
         assert!(
             out.stdout.is_empty(),
@@ -140,12 +140,12 @@ fn validate_writes_every_report_format() {
         );
         let stderr = text(&out.stderr);
         assert!(
-            stderr.contains("games: 20, ") && stderr.contains("legal games: 19"),
+            stderr.contains("games: 20, ") && stderr.contains("legal games: 20"),
             "{ext}: summary: {}",
             show(&out)
         );
         assert!(
-            stderr.contains("games per error kind: unsupported_variant 1\n"),
+            stderr.contains("games per error kind: none\n") && !stderr.contains("not checked"),
             "{ext}: summary: {}",
             show(&out)
         );
@@ -291,7 +291,7 @@ fn stdin_lines_format_flag_and_exit_status() {
     let illegal = dir.join("illegal.pgn");
     std::fs::write(&illegal, ILLEGAL).expect("write");
 
-    // 0: all games legal (a Chess960 game is unsupported, not illegal); one line per game on
+    // 0: all games legal (a Crazyhouse game is unsupported, not illegal); one line per game on
     // stdout, the summary on stderr
     let out = run(&["validate", "-"], CLEAN.as_bytes());
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
@@ -316,6 +316,12 @@ fn stdin_lines_format_flag_and_exit_status() {
         show(&out)
     );
     assert!(stderr.contains("unsupported_variant 1"), "{}", show(&out));
+    // games left unchecked are counted on a line of their own
+    assert!(
+        stderr.contains("\ngames not checked (unsupported variant): 1\n"),
+        "{}",
+        show(&out)
+    );
 
     // 1: an illegal move; still one row per game, in input order, batches of 2 games cutting
     // across the files (--format without --out: the report on stdout)

@@ -1,8 +1,9 @@
 //! Heavy checks over all of ../shared/data (feature `shared-data`, run by .ci/run):
-//! perft.csv, the 19,600 standard oracle positions, every standard game of games.csv (with
-//! and without the ply table), the 300 corrupted games of bad/illegal.csv, differential
-//! testing against shakmaty (`heavy/differential.rs`) and the same answers whatever the
-//! settings (`heavy/settings.rs`).
+//! perft.csv (standard and Chess960 rows), the 19,600 standard and 400 Chess960 oracle
+//! positions, every standard and Chess960 game of games.csv (with and without the ply
+//! table), the 300 random Chess960 games of chess960/, the 300 corrupted games of
+//! bad/illegal.csv, differential testing against shakmaty (`heavy/differential.rs`) and the
+//! same answers whatever the settings (`heavy/settings.rs`).
 
 mod common;
 use common::*;
@@ -30,20 +31,31 @@ fn shared(name: &str) -> PathBuf {
 #[test]
 fn perft_suite_rows_up_to_10000_nodes() {
     let mut rdr = csv::Reader::from_path(shared("perft/perft.csv")).expect("perft.csv");
-    let mut by_depth: HashMap<u32, Vec<(String, u64)>> = HashMap::new();
+    let mut by_depth: HashMap<u32, Vec<(String, u64, bool)>> = HashMap::new();
+    let mut chess960_rows = 0;
     for r in rdr.records() {
         let r = r.expect("row");
         let nodes: u64 = r[4].parse().expect("nodes");
-        if r[5].eq_ignore_ascii_case("true") || nodes > 10_000 {
+        let chess960 = r[5].eq_ignore_ascii_case("true");
+        // Chess960 rows up to 10^5 nodes, standard rows up to 10^4
+        if nodes > if chess960 { 100_000 } else { 10_000 } {
             continue;
         }
+        chess960_rows += usize::from(chess960);
         by_depth
             .entry(r[3].parse().expect("depth"))
             .or_default()
-            .push((r[2].to_string(), nodes));
+            .push((r[2].to_string(), nodes, chess960));
     }
     let total: usize = by_depth.values().map(Vec::len).sum();
-    assert_eq!(total, 12_782, "standard perft rows of at most 10,000 nodes");
+    assert_eq!(
+        total - chess960_rows,
+        12_782,
+        "standard perft rows of at most 10,000 nodes"
+    );
+    // every row of python-chess/chess960.perft up to 10^5 nodes, and the tricky positions
+    // whose castling rights need Chess960
+    assert_eq!(chess960_rows, 2_296);
     rt().block_on(async {
         let e = engine().await;
         let mut depths: Vec<_> = by_depth.keys().copied().collect();
@@ -51,9 +63,9 @@ fn perft_suite_rows_up_to_10000_nodes() {
         for d in depths {
             let rows = &by_depth[&d];
             for chunk in rows.chunks(400) {
-                let setups: Vec<Setup> = chunk.iter().map(|(f, _)| setup(f)).collect();
+                let setups: Vec<Setup> = chunk.iter().map(|(f, _, c)| mode_setup(f, *c)).collect();
                 let got = e.perft(&setups, d).await.expect("perft");
-                for ((fen, want), have) in chunk.iter().zip(got) {
+                for ((fen, want, _), have) in chunk.iter().zip(got) {
                     assert_eq!(have, *want, "perft({fen}, {d})");
                 }
             }
@@ -61,23 +73,38 @@ fn perft_suite_rows_up_to_10000_nodes() {
     });
 }
 
+/// A position in Chess960 mode when `chess960`, else in standard chess.
+fn mode_setup(fen: &str, chess960: bool) -> Setup {
+    if chess960 {
+        Setup::from_fen_chess960(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    } else {
+        setup(fen)
+    }
+}
+
 #[test]
 fn all_standard_oracle_positions() {
     let file = std::fs::File::open(shared("oracle/positions.csv.gz")).expect("positions.csv.gz");
     let mut rdr = csv::Reader::from_reader(flate2::read::GzDecoder::new(file));
-    let rows: Vec<(String, String)> = rdr
+    let rows: Vec<(String, String, bool)> = rdr
         .records()
         .map(|r| r.expect("row"))
-        .filter(|r| !r[6].eq_ignore_ascii_case("true"))
-        .map(|r| (r[0].to_string(), r[2].to_string()))
+        .map(|r| {
+            (
+                r[0].to_string(),
+                r[2].to_string(),
+                r[6].eq_ignore_ascii_case("true"),
+            )
+        })
         .collect();
-    assert_eq!(rows.len(), 19_600);
+    assert_eq!(rows.iter().filter(|r| !r.2).count(), 19_600);
+    assert_eq!(rows.iter().filter(|r| r.2).count(), 400);
     rt().block_on(async {
         let e = engine().await;
         for chunk in rows.chunks(2000) {
-            let setups: Vec<Setup> = chunk.iter().map(|(f, _)| setup(f)).collect();
+            let setups: Vec<Setup> = chunk.iter().map(|(f, _, c)| mode_setup(f, *c)).collect();
             let got = moves_by_position(&e, &setups).await;
-            for ((fen, want), have) in chunk.iter().zip(got) {
+            for ((fen, want, _), have) in chunk.iter().zip(got) {
                 let mut want: Vec<&str> = want.split_whitespace().collect();
                 want.sort();
                 let have: Vec<&str> = have.iter().map(|m| m.uci.as_str()).collect();
@@ -135,7 +162,7 @@ fn every_standard_game_matches_python_chess() {
             assert_eq!(reports.len(), rows.len(), "{f}: game count");
             for (rep, row) in reports.iter().zip(rows) {
                 assert_eq!(rep.game_index.to_string(), &row[idx]);
-                if &row[variant] != "standard" {
+                if !["standard", "chess960"].contains(&&row[variant]) {
                     assert_eq!(
                         rep.error_kind.map(ErrorKind::as_str),
                         Some("unsupported_variant"),
@@ -168,8 +195,8 @@ fn every_standard_game_matches_python_chess() {
             }
         }
     });
-    assert_eq!(compared, 5_575, "standard games compared");
-    assert_eq!(variants, 9);
+    assert_eq!(compared, 5_575 + 5, "standard and Chess960 games compared");
+    assert_eq!(variants, 4);
 }
 
 #[test]
@@ -504,4 +531,58 @@ fn every_standard_game_with_the_ply_table_matches_python_chess() {
         .map(|r| r[c_plies].parse::<usize>().expect("plies"))
         .sum();
     assert_eq!(ply_rows, want_plies, "one ply row per legal ply");
+}
+
+/// The 300 random Chess960 games of chess960/ (python-chess 1.11.2): plies, final X-FEN and
+/// status of games.csv, by replay and by the full stages (`--plies`), whose SAN and UCI
+/// (king takes rook) equal its main line.
+#[test]
+fn chess960_games_match_python_chess() {
+    let mut rdr = csv::Reader::from_path(shared("chess960/games.csv")).expect("games.csv");
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
+    assert_eq!(rows.len(), 300);
+    let bytes = std::fs::read(shared("chess960/games.pgn")).expect("games.pgn");
+    let games: Vec<_> = PgnReader::new(&bytes[..])
+        .map(|g| ("chess960/games.pgn", g.expect("read")))
+        .collect();
+    assert_eq!(games.len(), 300);
+    rt().block_on(async {
+        let e = engine().await;
+        for plies in [false, true] {
+            let v = sqlchess::validate::validate_games_with(
+                &e,
+                &games,
+                sqlchess::validate::ValidateOptions { plies },
+            )
+            .await
+            .expect("validate");
+            let mut castles = 0;
+            for (rep, row) in v.reports.iter().zip(&rows) {
+                let ctx = format!("game {} (plies {plies}): {rep:?}", &row[0]);
+                assert_eq!(rep.error_kind, None, "{ctx}");
+                assert_eq!(rep.plies.to_string(), &row[3], "plies {ctx}");
+                assert_eq!(rep.final_fen.as_deref(), Some(&row[4]), "final FEN {ctx}");
+                assert_eq!(
+                    rep.final_status.map(FinalStatus::as_str),
+                    Some(&row[5]),
+                    "status {ctx}"
+                );
+                if plies {
+                    let mine: Vec<_> = v
+                        .plies
+                        .iter()
+                        .filter(|p| p.game_id == rep.game_index)
+                        .collect();
+                    let uci: Vec<&str> = mine.iter().map(|p| p.uci.as_str()).collect();
+                    let san: Vec<&str> = mine.iter().map(|p| p.san.as_str()).collect();
+                    assert_eq!(uci.join(" "), &row[7], "UCI {ctx}");
+                    assert_eq!(san.join(" "), &row[8], "SAN {ctx}");
+                    castles += mine.iter().filter(|p| p.is_castling).count();
+                }
+            }
+            if plies {
+                assert_eq!(castles, 312);
+            }
+        }
+    });
 }

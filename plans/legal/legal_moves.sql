@@ -15,7 +15,9 @@
 -- (`en_passant_legality_agrees_between_full_stages_and_replay`) checks on 1,500 positions
 -- after a double step that both paths and shakmaty agree.
 -- Columns: position_id, move_code (from_sq + 64 * to_sq + 4096 * promotion_index, unique per
---          position), color, piece, from_sq, to_sq, promotion, captured, is_capture,
+--          position; for castling the rook's square stands for to_sq, king takes own rook as
+--          in Chess960 UCI, since a Chess960 king may castle onto a square it can also step
+--          to), color, piece, from_sq, to_sq, promotion, captured, is_capture,
 --          is_en_passant, is_castling, cap_sq, rook_from, rook_to.
 WITH plain AS (
   SELECT m.position_id, m.color, m.piece, m.from_sq, m.to_sq, m.captured, m.cap_sq
@@ -65,7 +67,7 @@ moves AS (
   FROM castling
 )
 SELECT m.position_id,
-       CAST(m.from_sq + 64 * m.to_sq + 4096 * pr.promotion_index AS INT) AS move_code,
+       CAST(m.from_sq + 64 * COALESCE(m.rook_from, m.to_sq) + 4096 * pr.promotion_index AS INT) AS move_code,
        m.color, m.piece, m.from_sq, m.to_sq, pr.promotion, m.captured,
        m.captured IS NOT NULL AS is_capture, m.is_en_passant, m.is_castling,
        m.cap_sq, m.rook_from, m.rook_to

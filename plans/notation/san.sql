@@ -1,8 +1,10 @@
--- Stage `san`: the notation of every legal move: UCI ('e2e4', 'e7e8q', castling as the king's
--- move 'e1g1') and SAN (PGN standard §8.2.3, FIDE Laws appendix C): piece letter; the file,
+-- Stage `san`: the notation of every legal move: UCI ('e2e4', 'e7e8q'; castling as the king's
+-- move 'e1g1' in standard chess, as the king taking its own rook 'e1h1' in Chess960, the
+-- position's `chess960` mode) and SAN (PGN standard §8.2.3, FIDE Laws appendix C): piece letter; the file,
 -- else the rank, else the square of the moving piece when another piece of the same kind can
 -- legally reach the same square; 'x' for a capture (a pawn capture names its file); the
--- target; '=Q' for a promotion; 'O-O' / 'O-O-O'; '+' for check, '#' for checkmate.
+-- target; '=Q' for a promotion; 'O-O' (king to the g-file) / 'O-O-O' (to the c-file), in
+-- Chess960 too; '+' for check, '#' for checkmate.
 -- Reads `move_flags` (position_id, move_code, is_check, is_mate).
 -- Columns: the columns of legal_moves, then from_name, to_name, uci, san, is_check, is_mate.
 WITH rivals AS (
@@ -30,9 +32,12 @@ notes AS (
 SELECT l.position_id, l.move_code, l.color, l.piece, l.from_sq, l.to_sq, l.promotion, l.captured,
        l.is_capture, l.is_en_passant, l.is_castling, l.cap_sq, l.rook_from, l.rook_to,
        l.from_name, t.name AS to_name,
-       l.from_name || t.name || COALESCE(lower(l.promotion), '') AS uci,
+       l.from_name
+         || CASE WHEN l.is_castling AND l.chess960 THEN chr(97 + l.rook_from % 8) || chr(49 + l.rook_from / 8)
+                 ELSE t.name END
+         || COALESCE(lower(l.promotion), '') AS uci,
        CASE
-         WHEN l.is_castling THEN CASE WHEN l.to_sq > l.from_sq THEN 'O-O' ELSE 'O-O-O' END
+         WHEN l.is_castling THEN CASE WHEN l.to_sq % 8 = 6 THEN 'O-O' ELSE 'O-O-O' END
          WHEN l.piece = 'P' THEN
            CASE WHEN l.is_capture THEN l.from_file || 'x' || t.name ELSE t.name END
            || COALESCE('=' || l.promotion, '')
@@ -52,8 +57,12 @@ JOIN (
   SELECT l.*, f.name AS from_name, f.file_name AS from_file, f.rank_name AS from_rank
   FROM squares f
   JOIN (
-    SELECT l.*, n.same_file, n.same_rank, n.is_check, n.is_mate
-    FROM notes n
-    RIGHT JOIN legal_moves l ON n.position_id = l.position_id AND n.move_code = l.move_code
+    SELECT l.*, pos.chess960
+    FROM positions pos
+    JOIN (
+      SELECT l.*, n.same_file, n.same_rank, n.is_check, n.is_mate
+      FROM notes n
+      RIGHT JOIN legal_moves l ON n.position_id = l.position_id AND n.move_code = l.move_code
+    ) l ON pos.position_id = l.position_id
   ) l ON f.square = l.from_sq
 ) l ON t.square = l.to_sq

@@ -7,5 +7,5 @@ SELECT MIN(n.position_id) AS position_id, n.root_id, SUM(n.multiplicity) AS mult
 FROM perft_nodes n
 JOIN position_keys k ON k.position_id = n.position_id
 GROUP BY n.root_id, k.white, k.black, k.pawns, k.knights, k.bishops, k.rooks, k.queens, k.kings,
-         k.side_to_move, k.white_kingside, k.white_queenside, k.black_kingside, k.black_queenside,
+         k.side_to_move, k.castling,
          k.ep_square

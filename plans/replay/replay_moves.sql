@@ -7,8 +7,10 @@
 -- Each move gets the square on which its king must not be attacked afterwards (FIDE art.
 -- 3.9) and whether it is: from that square, the nearest piece along each line of
 -- `square_masks`, and the knights, pawns and king a leap away. Castling adds a `transit` row
--- for the king's square and the square it crosses (art. 3.8.2.2: neither may be attacked;
--- tested on the board after castling, which attacks them the same way). A position with an
+-- for the king's square and the squares it crosses (art. 3.8.2.2: none may be attacked;
+-- tested on the board after castling, which attacks them the same way: the squares the rook
+-- leaves or enters change no line into them that the king's target does not share, see
+-- `castling_path`'s shield). A position with an
 -- en passant square adds each en passant capture as an `ep_probe` (whether one is legal is
 -- part of the position's repetition key, art. 9.2.3). This is the second of the two en
 -- passant legality tests, kept for speed: the full stages decide it in `legal_moves`
@@ -22,8 +24,7 @@
 --   empties: its start, the captured piece's square, the castling rook's start),
 --   rook_to_bit (UInt64, 0 unless castling), attacked (Boolean).
 WITH states AS (
-  SELECT position_id, side_to_move, ep_square,
-         white_kingside, white_queenside, black_kingside, black_queenside,
+  SELECT position_id, side_to_move, ep_square, castling,
          white | black AS occupied,
          CASE WHEN side_to_move = 'w' THEN white ELSE black END AS own,
          CASE WHEN side_to_move = 'w' THEN black ELSE white END AS enemy,
@@ -73,8 +74,9 @@ token_moves AS (
   JOIN piece_rays r ON r.to_key = w.to_key
   WHERE r.from_bit & w.movers <> 0 AND r.between_mask & w.occupied = 0
 ),
--- castling: the king's destination is its 'move' row, its start and the square it crosses
--- are 'transit' rows
+-- castling (rules of `castling_rules`, as in stage `castling`): the right held by the rook's
+-- square, the king on its square, the path empty; the king's destination is its 'move' row,
+-- its start and the squares it crosses are 'transit' rows
 castles AS (
   SELECT s.position_id, CASE WHEN p.path_sq = c.king_to THEN 'move' ELSE 'transit' END AS role,
          'K' AS piece, c.king_from AS from_sq, c.king_to AS to_sq, CAST(NULL AS VARCHAR) AS promotion,
@@ -83,11 +85,11 @@ castles AS (
          CAST(1 AS BIGINT UNSIGNED) << CAST(p.path_sq AS BIGINT UNSIGNED) AS transit_bit
   FROM tokens t
   JOIN states s ON s.position_id = t.position_id
-  JOIN castling_rules c ON c.color = s.side_to_move AND (c.king_to % 8 = 2) = t.castle_long
-  JOIN castling_path p ON p.castling_right = c.castling_right AND p.need = 'safe'
+  JOIN castling_rules c ON c.color = s.side_to_move AND c.castle_long = t.castle_long
+  JOIN castling_path p ON p.king_from = c.king_from AND p.rook_from = c.rook_from AND p.need = 'safe'
   WHERE t.kind = 'castle'
-    AND CASE c.castling_right WHEN 'K' THEN s.white_kingside WHEN 'Q' THEN s.white_queenside
-                              WHEN 'k' THEN s.black_kingside ELSE s.black_queenside END
+    AND s.castling & c.rook_from_bit <> 0
+    AND s.kings & s.own & c.king_from_bit <> 0
     AND s.occupied & c.empty_mask = 0
 ),
 -- every en passant capture of the position, whatever the token

@@ -1,8 +1,10 @@
 -- Stage `replay_next` (seed +next, on square sets): the state after each accepted move of
 -- `replay_verdicts`. Every set loses the squares the move empties and its target square;
 -- then the moved piece (or the promotion piece) enters the target and a castling rook its
--- new square. Side to move, castling rights (FIDE art. 3.8.2.1), en passant square (art.
--- 3.7.4) and clocks (art. 9.3) change as in `next_positions`.
+-- new square. Side to move, castling rights (FIDE art. 3.8.2.1: `castling_loss` and the
+-- target square, as in `next_positions`), en passant square (art. 3.7.4) and clocks (art.
+-- 9.3) change as in `next_positions`; this stage works on square sets, `next_positions` on
+-- the `positions` rows of the full legal-move stages.
 -- Columns: the columns of `replay_states`.
 WITH chosen AS (
   SELECT m.position_id, m.piece, m.from_sq, m.to_sq, m.is_capture, m.to_bit, m.rook_to_bit,
@@ -14,10 +16,8 @@ WITH chosen AS (
 )
 SELECT s.position_id,
        CASE WHEN s.side_to_move = 'w' THEN 'b' ELSE 'w' END AS side_to_move,
-       s.white_kingside AND NOT (c.from_sq IN (4, 7) OR c.to_sq = 7) AS white_kingside,
-       s.white_queenside AND NOT (c.from_sq IN (4, 0) OR c.to_sq = 0) AS white_queenside,
-       s.black_kingside AND NOT (c.from_sq IN (60, 63) OR c.to_sq = 63) AS black_kingside,
-       s.black_queenside AND NOT (c.from_sq IN (60, 56) OR c.to_sq = 56) AS black_queenside,
+       s.castling - (s.castling & (COALESCE(l.lost, CAST(0 AS BIGINT UNSIGNED)) | c.to_bit)) AS castling,
+       s.chess960,
        CAST(CASE WHEN c.piece = 'P' AND c.to_sq - c.from_sq IN (16, -16) THEN (c.from_sq + c.to_sq) / 2 END AS INT) AS ep_square,
        CAST(CASE WHEN c.piece = 'P' OR c.is_capture THEN 0 ELSE s.halfmove_clock + 1 END AS INT) AS halfmove_clock,
        CAST(s.fullmove_number + CASE WHEN s.side_to_move = 'b' THEN 1 ELSE 0 END AS INT) AS fullmove_number,
@@ -34,3 +34,6 @@ SELECT s.position_id,
        (s.kings - (s.kings & c.cleared)) | CASE WHEN c.placed = 'K' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS kings
 FROM chosen c
 JOIN replay_states s ON s.position_id = c.position_id
+LEFT JOIN castling_loss l
+  ON l.mover_key = c.from_sq * 16 + CASE WHEN s.side_to_move = 'w' THEN 0 ELSE 8 END
+     + CASE c.piece WHEN 'P' THEN 0 WHEN 'N' THEN 1 WHEN 'B' THEN 2 WHEN 'R' THEN 3 WHEN 'Q' THEN 4 ELSE 5 END

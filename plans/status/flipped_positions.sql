@@ -3,7 +3,7 @@
 -- shared/data/bad/README.md) from an illegal one. Columns: the columns of `positions`.
 SELECT pos.position_id,
        CASE WHEN pos.side_to_move = 'w' THEN 'b' ELSE 'w' END AS side_to_move,
-       pos.white_kingside, pos.white_queenside, pos.black_kingside, pos.black_queenside,
+       pos.castling, pos.chess960,
        CAST(NULL AS INT) AS ep_square, pos.halfmove_clock, pos.fullmove_number
 FROM positions pos
 JOIN tokens t ON t.position_id = pos.position_id

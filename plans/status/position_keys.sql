@@ -9,8 +9,8 @@
 -- key through one function, `engine::replay::repetition_keys`, and tests/stages.rs checks
 -- that the two give equal keys for the same positions.
 -- Columns: position_id, white, black, pawns, knights, bishops, rooks, queens, kings (UInt64),
---          side_to_move, white_kingside, white_queenside, black_kingside, black_queenside,
---          ep_square.
+--          side_to_move, castling (UInt64: the squares of the rooks that keep a castling
+--          right), ep_square.
 WITH sets AS (
   SELECT position_id,
     bit_or(bit * CAST(color = 'w' AS BIGINT UNSIGNED)) AS white,
@@ -27,6 +27,6 @@ WITH sets AS (
   GROUP BY position_id
 )
 SELECT s.position_id, s.white, s.black, s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings,
-       p.side_to_move, p.white_kingside, p.white_queenside, p.black_kingside, p.black_queenside,
+       p.side_to_move, p.castling,
        p.ep_square
 FROM sets s JOIN positions p ON p.position_id = s.position_id

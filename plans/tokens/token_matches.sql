@@ -2,19 +2,25 @@
 -- the legal moves each move token of `tokens` can mean, judged as python-chess
 -- `Board.parse_san` judges (PGN standard §8.2.3): castling tokens match the castling to
 -- that side; a piece letter matches that piece, a pawn token matches pawn moves from the
--- named file (a push: the target's file); a full from-square without piece letter (UCI,
--- long algebraic) matches the move from that square, 'e1h1' being castling; the target and
+-- named file (a push: the target's file); castling is only 'O-O'/'O-O-O', never a king-move
+-- token; a full from-square without piece letter (UCI, long algebraic) matches the move from
+-- that square, castling written as the king taking its own rook ('e1h1') or, in standard
+-- chess only, as the king's move ('e1g1'; in Chess960 a king may castle onto a square it can
+-- also step to, and python-chess `parse_san` has no 'e1g1' castling there); the target and
 -- the promotion piece (or none) must agree.
 -- Columns: the columns of legal_moves.
 SELECT l.*
-FROM tokens t
+FROM positions pos
+JOIN tokens t ON t.position_id = pos.position_id
 JOIN legal_moves l ON l.position_id = t.position_id
 WHERE COALESCE(l.promotion, '') = COALESCE(t.promotion, '')
   AND CASE t.kind
         WHEN 'castle' THEN l.is_castling AND (l.to_sq % 8 = 2) = t.castle_long
         WHEN 'square' THEN l.from_sq = t.from_file + 8 * t.from_rank
-                           AND (l.to_sq = t.to_sq OR (l.is_castling AND l.rook_from = t.to_sq))
-        WHEN 'piece' THEN l.piece = t.piece AND l.to_sq = t.to_sq
+                           AND CASE WHEN l.is_castling
+                                    THEN l.rook_from = t.to_sq OR (NOT pos.chess960 AND l.to_sq = t.to_sq)
+                                    ELSE l.to_sq = t.to_sq END
+        WHEN 'piece' THEN l.piece = t.piece AND l.to_sq = t.to_sq AND NOT l.is_castling
                           AND (t.from_file IS NULL OR l.from_sq % 8 = t.from_file)
                           AND (t.from_rank IS NULL OR l.from_sq / 8 = t.from_rank)
         WHEN 'pawn' THEN l.piece = 'P' AND l.to_sq = t.to_sq

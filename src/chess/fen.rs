@@ -11,7 +11,9 @@
 //! 1. piece placement, rank 8 first, ranks separated by `/`, files a to h within a rank, upper
 //!    case = white (`PNBRQK`), lower case = black, a digit 1–8 = that many empty squares;
 //! 2. side to move, `w` or `b`;
-//! 3. castling availability, `-` or a subset of `KQkq` in that order;
+//! 3. castling availability, `-` or letters naming the rooks that may still castle: `KQkq`
+//!    (X-FEN: `K`/`Q` the outermost rook on the king's h-/a-side, a file letter `A`–`H` /
+//!    `a`–`h` a rook on that file, Shredder-FEN when every letter is a file);
 //! 4. en passant target square, `-` or the square passed over by the last double pawn push;
 //! 5. halfmove clock (plies since the last capture or pawn move);
 //! 6. fullmove number (starts at 1, incremented after Black's move).
@@ -26,8 +28,10 @@
 //! Every syntax rule of the six fields, then these whole-position rules (each failure is a
 //! [`FenError`] whose `kind` names it; the names are those of the shared test file
 //! `fen_bad.txt`): exactly one king per side, no pawn on rank 1 or 8, at most 8 pawns and 16
-//! men per side, castling rights only with the king on e1/e8 and the rook in the corner, and an
-//! en passant square only where a double pawn push can just have happened. See
+//! men per side, castling rights only with the king on e1/e8 and the rook in the corner
+//! (Chess960: the king on its back rank between the castling rooks, at most one right on
+//! each side of it), and an en passant square only where a double pawn push can just have
+//! happened. See
 //! [`FenErrorKind`] for the full list.
 //!
 //! It does **not** check anything that needs attack detection: the side not to move being in
@@ -51,10 +55,14 @@
 //!   the ASCII separators U+001C–U+001F).
 //! * **Fullmove number 0** reads as 1 (python-chess: `max(fullmove, 1)`), so it is written
 //!   back as 1.
-//! * **Shredder-FEN castling letters** of the corner rooks: `H`/`A`/`h`/`a` mean `K`/`Q`/`k`/`q`
-//!   (`HAha` loads as `KQkq` and is written back as `KQkq`). The letters `B`–`G` / `b`–`g`
-//!   name a rook that is not in a corner, which cannot castle in standard chess: rejected as
-//!   `castling_without_rook`.
+//! * **Shredder-FEN and X-FEN castling letters**, read as python-chess reads them: `K` is
+//!   the outermost rook on the king's h-side (the h-file square when there is none), `Q` the
+//!   outermost on its a-side, a file letter the rook on that file of the back rank (`HAha`
+//!   loads as `KQkq` and is written back as `KQkq`). In standard chess only the corner rooks
+//!   with the king on e1/e8 can castle (else `castling_king_moved` / `castling_without_rook`);
+//!   in Chess960 ([`Setup::chess960`]) any rook of the back rank with the king between the
+//!   castling rooks. [`Setup::from_fen_auto`] chooses Chess960 when the rights can only mean
+//!   it, as python-chess does for a PGN `FEN` tag.
 //! * **Promoted-piece marker** `~` directly after a piece letter (crazyhouse notation, e.g.
 //!   `Q~`) is accepted and ignored; anywhere else it is a `bad_character`.
 //!
@@ -71,7 +79,8 @@
 //!   `castling_without_rook`) and impossible en passant squares (`ep_wrong_rank`,
 //!   `ep_square_occupied`, `ep_no_double_push`) are errors, not silently dropped as
 //!   python-chess's `fen()` does.
-//! * Standard chess only: no Chess960 / X-FEN castling, no variants.
+//! * Two castling rights on the same side of the king (Chess960) are `castling_duplicate`.
+//! * Standard chess and Chess960 only, no other variants.
 
 use std::fmt;
 use std::str::FromStr;
@@ -374,63 +383,46 @@ impl Piece {
     }
 }
 
-/// Castling availability (PGN standard §16.1.3.3; FIDE Laws 3.8.2). A right only says that
-/// neither the king nor that rook has moved; whether castling is possible now is a question
-/// for move generation.
+/// Castling availability (PGN standard §16.1.3.3; FIDE Laws 3.8.2; Chess960: the Laws'
+/// Guidelines II) as the set of rook squares that hold a right (bit n = square n, a1 = 0), as
+/// python-chess and shakmaty keep it: in standard chess a subset of a1, h1, a8, h8; in
+/// Chess960 any rook of the back rank. A right only says that neither the king nor that rook
+/// has moved; whether castling is possible now is a question for move generation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct CastlingRights {
-    /// `K`: white may castle with the h1 rook.
-    pub white_kingside: bool,
-    /// `Q`: white may castle with the a1 rook.
-    pub white_queenside: bool,
-    /// `k`: black may castle with the h8 rook.
-    pub black_kingside: bool,
-    /// `q`: black may castle with the a8 rook.
-    pub black_queenside: bool,
-}
+pub struct CastlingRights(u64);
 
 impl CastlingRights {
     /// No castling rights (`-`).
-    pub const NONE: CastlingRights = CastlingRights {
-        white_kingside: false,
-        white_queenside: false,
-        black_kingside: false,
-        black_queenside: false,
-    };
+    pub const NONE: CastlingRights = CastlingRights(0);
 
-    /// All four castling rights (`KQkq`).
-    pub const ALL: CastlingRights = CastlingRights {
-        white_kingside: true,
-        white_queenside: true,
-        black_kingside: true,
-        black_queenside: true,
-    };
+    /// The four rights of the standard initial position (`KQkq`): rooks on a1, h1, a8, h8.
+    pub const ALL: CastlingRights = CastlingRights(1 | 1 << 7 | 1 << 56 | 1 << 63);
+
+    /// The rights of the rooks on the squares set in `rooks` (bit n = square n). Squares off
+    /// the back ranks hold no right: their bits are dropped.
+    pub const fn from_rooks(rooks: u64) -> CastlingRights {
+        CastlingRights(rooks & (0xff | 0xff << 56))
+    }
+
+    /// The rook squares holding a right, as a square set (bit n = square n).
+    pub const fn rooks(self) -> u64 {
+        self.0
+    }
+
+    /// Whether the rook on `sq` holds a right.
+    pub const fn has(self, sq: u8) -> bool {
+        sq < 64 && self.0 >> sq & 1 == 1
+    }
 
     /// True when no right is set.
     pub const fn is_empty(self) -> bool {
-        !(self.white_kingside
-            || self.white_queenside
-            || self.black_kingside
-            || self.black_queenside)
+        self.0 == 0
     }
 
-    /// The FEN castling field: the set letters in the order `KQkq`, or `-` when none is set.
-    pub fn to_fen_field(self) -> String {
-        let mut s = String::with_capacity(4);
-        for (set, c) in [
-            (self.white_kingside, 'K'),
-            (self.white_queenside, 'Q'),
-            (self.black_kingside, 'k'),
-            (self.black_queenside, 'q'),
-        ] {
-            if set {
-                s.push(c);
-            }
-        }
-        if s.is_empty() {
-            s.push('-');
-        }
-        s
+    /// The squares holding a right, highest first (h-side before a-side, python-chess's
+    /// order of castling letters).
+    fn squares_desc(self) -> impl Iterator<Item = u8> {
+        (0..64u8).rev().filter(move |sq| self.has(*sq))
     }
 }
 
@@ -504,7 +496,7 @@ impl fmt::Display for FenField {
 pub struct FenError {
     /// The field at fault (or `Position`).
     pub field: FenField,
-    /// Machine-readable `snake_case` reason, see [`FenErrorKind`].
+    /// Machine-readable `snake_case` reason, one of [`FenErrorKind`] (names of `fen_bad.txt`).
     pub kind: FenErrorKind,
     /// Human-readable explanation, quoting the offending text (shortened when very long).
     pub message: String,
@@ -530,8 +522,15 @@ pub struct Setup {
     pub board: [Option<Piece>; 64],
     /// Side to move.
     pub side_to_move: Color,
-    /// Castling rights.
+    /// Castling rights (rook squares).
     pub castling: CastlingRights,
+    /// Chess960 (Fischer Random) castling rules: rights on any rook of the back rank with the
+    /// king between the castling rooks ([`Setup::validate`]), UCI castling written as the king
+    /// taking its own rook (`e1h1`; standard chess: `e1g1`). Set by
+    /// [`Setup::from_fen_chess960`] and [`Setup::from_fen_auto`]; the moves are the same
+    /// rules in both modes (standard castling is the Chess960 castling of the e-file king
+    /// with the corner rooks).
+    pub chess960: bool,
     /// En passant target square, as written in the FEN (the square behind a pawn that has
     /// just made a double step), even when no en passant capture is possible.
     pub ep_square: Option<u8>,
@@ -585,6 +584,7 @@ impl Setup {
             board,
             side_to_move: Color::White,
             castling: CastlingRights::ALL,
+            chess960: false,
             ep_square: None,
             halfmove_clock: 0,
             fullmove_number: 1,
@@ -597,6 +597,7 @@ impl Setup {
             board: [None; 64],
             side_to_move: Color::White,
             castling: CastlingRights::NONE,
+            chess960: false,
             ep_square: None,
             halfmove_clock: 0,
             fullmove_number: 1,
@@ -621,11 +622,104 @@ impl Setup {
         Ok(setup)
     }
 
+    /// [`Setup::from_fen`] in Chess960 mode ([`Setup::chess960`] set): castling rights on any
+    /// rook of the back rank, the king between the castling rooks.
+    ///
+    /// # Errors
+    ///
+    /// As [`Setup::from_fen`]; castling rights are checked by the Chess960 rules.
+    pub fn from_fen_chess960(fen: &str) -> Result<Setup, FenError> {
+        let mut setup = Setup::parse_unchecked(fen)?;
+        setup.chess960 = true;
+        setup.validate()?;
+        Ok(setup)
+    }
+
+    /// [`Setup::from_fen`], in Chess960 mode when the castling rights can only mean Chess960
+    /// ([`Setup::has_chess960_castling_rights`]: a right on a rook off the corners, or a king
+    /// off the e-file with rights), as python-chess reads a PGN `FEN` tag.
+    ///
+    /// # Errors
+    ///
+    /// As [`Setup::from_fen`], by the rules of the mode chosen.
+    pub fn from_fen_auto(fen: &str) -> Result<Setup, FenError> {
+        let mut setup = Setup::parse_unchecked(fen)?;
+        setup.chess960 = setup.has_chess960_castling_rights();
+        setup.validate()?;
+        Ok(setup)
+    }
+
+    /// Whether the castling rights that Chess960 accepts here are ones standard chess does
+    /// not have (python-chess `Board.has_chess960_castling_rights`): a right on a rook that is
+    /// not in a corner, or a king not on e1/e8 with rights of its colour. Rights that no
+    /// rook backs count for neither.
+    pub fn has_chess960_castling_rights(&self) -> bool {
+        let rights = self.chess960_rights();
+        let king_home = |color: Color, sq: u8, rank: u64| {
+            rights & rank != 0
+                && self.piece_at(sq)
+                    != Some(Piece {
+                        color,
+                        role: Role::King,
+                    })
+        };
+        rights & !CastlingRights::ALL.rooks() != 0
+            || king_home(Color::White, 4, 0xff)
+            || king_home(Color::Black, 60, 0xff << 56)
+    }
+
+    /// The rights that are valid in Chess960 (python-chess `clean_castling_rights` with
+    /// `chess960 = True`): per colour, a rook of that colour on the square, the king on the
+    /// back rank, the lowest right on its a-side and the highest on its h-side.
+    fn chess960_rights(&self) -> u64 {
+        let mut out = 0u64;
+        for color in [Color::White, Color::Black] {
+            let back = back_rank(color);
+            let rights: u64 = self
+                .castling
+                .squares_desc()
+                .filter(|sq| {
+                    sq / 8 == back
+                        && self.piece_at(*sq)
+                            == Some(Piece {
+                                color,
+                                role: Role::Rook,
+                            })
+                })
+                .fold(0, |m, sq| m | 1 << sq);
+            let Some(king) = self.king_on_rank(color, back) else {
+                continue;
+            };
+            if rights == 0 {
+                continue;
+            }
+            let a_side = rights.trailing_zeros() as u8;
+            let h_side = 63 - rights.leading_zeros() as u8;
+            if a_side < king {
+                out |= 1 << a_side;
+            }
+            if h_side > king {
+                out |= 1 << h_side;
+            }
+        }
+        out
+    }
+
+    /// The square of `color`'s king when it stands on `rank` (0-based).
+    fn king_on_rank(&self, color: Color, rank: u8) -> Option<u8> {
+        let king = Piece {
+            color,
+            role: Role::King,
+        };
+        (rank * 8..rank * 8 + 8).find(|sq| self.piece_at(*sq) == Some(king))
+    }
+
     /// Parses a FEN record checking only its syntax, like python-chess `Board(fen)` (which
     /// raises `ValueError` only for syntax errors and leaves the rest to `is_valid()`).
     ///
-    /// One exception: a Shredder castling letter `B`–`G` / `b`–`g` cannot be represented by
-    /// [`CastlingRights`] and is rejected here already (`castling_without_rook`).
+    /// Castling letters are resolved against the board as python-chess resolves them (see
+    /// the module documentation); whether a rook backs each right is for [`Setup::validate`].
+    /// The mode is standard chess ([`Setup::chess960`] unset).
     ///
     /// # Errors
     ///
@@ -653,7 +747,7 @@ impl Setup {
 
         let castling = match fields.get(2) {
             None => CastlingRights::NONE,
-            Some(&s) => parse_castling(s)?,
+            Some(&s) => resolve_castling(&parse_castling(s)?, &board),
         };
 
         let ep_square = match fields.get(3) {
@@ -714,6 +808,7 @@ impl Setup {
             board,
             side_to_move,
             castling,
+            chess960: false,
             ep_square,
             halfmove_clock,
             fullmove_number,
@@ -830,56 +925,111 @@ impl Setup {
         self.validate_ep()
     }
 
+    /// Castling rights against the board: standard chess (king on e1/e8, corner rooks) or,
+    /// with [`Setup::chess960`], the Chess960 rules (python-chess `clean_castling_rights`).
     fn validate_castling(&self) -> Result<(), FenError> {
-        let c = self.castling;
-        // (right set, letter, colour, king home, rook home)
-        let rights = [
-            (c.white_kingside, 'K', Color::White, 4u8, 7u8),
-            (c.white_queenside, 'Q', Color::White, 4, 0),
-            (c.black_kingside, 'k', Color::Black, 60, 63),
-            (c.black_queenside, 'q', Color::Black, 60, 56),
-        ];
-        for (set, letter, color, king_home, rook_home) in rights {
-            if !set {
-                continue;
-            }
+        let err = |kind: FenErrorKind, message: String| {
+            Err(FenError::new(FenField::Castling, kind, message))
+        };
+        // Standard chess names the corner rights in `KQkq` order first.
+        let mut order: Vec<u8> = [7u8, 0, 63, 56]
+            .into_iter()
+            .filter(|sq| self.castling.has(*sq))
+            .collect();
+        order.extend(
+            self.castling
+                .squares_desc()
+                .filter(|sq| !CastlingRights::ALL.has(*sq)),
+        );
+        for sq in order {
+            let color = if sq < 8 { Color::White } else { Color::Black };
             let name = color_name(color);
+            let letter = self.castling_letter(sq);
+            let back = back_rank(color);
             let king = Piece {
                 color,
                 role: Role::King,
             };
-            if self.board[usize::from(king_home)] != Some(king) {
-                let at = self
-                    .board
-                    .iter()
-                    .position(|p| *p == Some(king))
-                    .and_then(|i| u8::try_from(i).ok())
-                    .map_or_else(
-                        || String::from("missing"),
-                        |sq| format!("on {}", square_name(sq)),
+            let king_at = self
+                .board
+                .iter()
+                .position(|p| *p == Some(king))
+                .and_then(|i| u8::try_from(i).ok());
+            let king_text = king_at.map_or_else(
+                || String::from("missing"),
+                |k| format!("on {}", square_name(k)),
+            );
+            let has_rook = self.piece_at(sq)
+                == Some(Piece {
+                    color,
+                    role: Role::Rook,
+                });
+            if !self.chess960 {
+                if !CastlingRights::ALL.has(sq) {
+                    return err(
+                        FenErrorKind::CastlingWithoutRook,
+                        format!(
+                            "castling right '{letter}' names a rook on {}; in standard chess only \
+                             the rooks on the a- and h-file corners can castle (Chess960 rules \
+                             allow it)",
+                            square_name(sq)
+                        ),
                     );
-                return Err(FenError::new(
-                    FenField::Castling,
+                }
+                let king_home = back * 8 + 4;
+                if king_at != Some(king_home) {
+                    return err(
+                        FenErrorKind::CastlingKingMoved,
+                        format!(
+                            "castling right '{letter}' but the {name} king is {king_text}, not on {}",
+                            square_name(king_home)
+                        ),
+                    );
+                }
+                if !has_rook {
+                    return err(
+                        FenErrorKind::CastlingWithoutRook,
+                        format!(
+                            "castling right '{letter}' but no {name} rook on {}",
+                            square_name(sq)
+                        ),
+                    );
+                }
+                continue;
+            }
+            let Some(k) = king_at.filter(|k| k / 8 == back) else {
+                return err(
                     FenErrorKind::CastlingKingMoved,
                     format!(
-                        "castling right '{letter}' but the {name} king is {at}, not on {}",
-                        square_name(king_home)
+                        "castling right '{letter}' but the {name} king is {king_text}, not on rank {}",
+                        back + 1
                     ),
-                ));
-            }
-            let rook = Piece {
-                color,
-                role: Role::Rook,
+                );
             };
-            if self.board[usize::from(rook_home)] != Some(rook) {
-                return Err(FenError::new(
-                    FenField::Castling,
+            if !has_rook {
+                return err(
                     FenErrorKind::CastlingWithoutRook,
                     format!(
                         "castling right '{letter}' but no {name} rook on {}",
-                        square_name(rook_home)
+                        square_name(sq)
                     ),
-                ));
+                );
+            }
+            let same_side = self
+                .castling
+                .squares_desc()
+                .find(|o| *o != sq && o / 8 == back && (*o < k) == (sq < k));
+            if let Some(o) = same_side {
+                return err(
+                    FenErrorKind::CastlingDuplicate,
+                    format!(
+                        "castling rights on {} and {}: two rooks on the same side of the {name} king \
+                         on {} (one castling per side)",
+                        square_name(sq),
+                        square_name(o),
+                        square_name(k)
+                    ),
+                );
             }
         }
         Ok(())
@@ -993,8 +1143,67 @@ impl Setup {
     /// Writes the six-field FEN (PGN standard §16.1). The en passant field is written as
     /// stored in [`Setup::ep_square`] (`-` when `None` or off the board); clear it first to
     /// get python-chess's `Board.fen()`, which names the square only when a legal en passant
-    /// capture exists. Castling rights are written as `KQkq` letters.
+    /// capture exists. Castling rights are written as X-FEN ([`Setup::castling_xfen`]: `KQkq`
+    /// in standard chess), as python-chess and shakmaty write them.
     pub fn to_fen(&self) -> String {
+        self.fen_with(self.castling_xfen())
+    }
+
+    /// [`Setup::to_fen`] with the castling field as Shredder-FEN ([`Setup::castling_shredder`]:
+    /// `HAha` for the initial position).
+    pub fn to_shredder_fen(&self) -> String {
+        self.fen_with(self.castling_shredder())
+    }
+
+    /// The X-FEN castling field (python-chess `Board.castling_xfen`): per colour, white first,
+    /// h-side before a-side, `K`/`Q` (`k`/`q`) when the castling rook is the outermost rook of
+    /// its colour on that side of the king, else the rook's file letter; `-` when none.
+    pub fn castling_xfen(&self) -> String {
+        self.castling_field(|sq| self.castling_letter(sq))
+    }
+
+    /// The Shredder-FEN castling field: the file letters of the castling rooks, white's
+    /// upper case first, each colour from the h-file down; `-` when none.
+    pub fn castling_shredder(&self) -> String {
+        self.castling_field(|sq| {
+            let color = if sq < 8 { Color::White } else { Color::Black };
+            cased(color, char::from(b'a' + sq % 8))
+        })
+    }
+
+    /// A castling field: one letter per right, white's first, each colour from the h-file
+    /// down; `-` when none.
+    fn castling_field(&self, letter: impl Fn(u8) -> char) -> String {
+        let (white, black): (Vec<u8>, Vec<u8>) =
+            self.castling.squares_desc().partition(|sq| *sq < 8);
+        let s: String = white.into_iter().chain(black).map(letter).collect();
+        if s.is_empty() { String::from("-") } else { s }
+    }
+
+    /// The X-FEN letter of the right of the rook on `sq`: `K`/`Q` (case by colour) when no
+    /// rook of its colour stands further out on that side of the king, else its file letter.
+    fn castling_letter(&self, sq: u8) -> char {
+        let color = if sq < 8 { Color::White } else { Color::Black };
+        let back = back_rank(color);
+        let file = sq % 8;
+        let king_file = self.king_on_rank(color, back).map_or(4, |k| k % 8);
+        let a_side = file < king_file;
+        let rook = Some(Piece {
+            color,
+            role: Role::Rook,
+        });
+        let outer = (0..8u8)
+            .filter(|f| *f != file && self.piece_at(back * 8 + f) == rook)
+            .any(|f| (f < file) == a_side);
+        let c = match (outer, a_side) {
+            (true, _) => char::from(b'a' + file),
+            (false, true) => 'q',
+            (false, false) => 'k',
+        };
+        cased(color, c)
+    }
+
+    fn fen_with(&self, castling: String) -> String {
         let ep = match self.ep_square {
             Some(sq) if sq < 64 => square_name(sq),
             _ => String::from("-"),
@@ -1003,7 +1212,7 @@ impl Setup {
             "{} {} {} {} {} {}",
             self.board_fen(),
             self.side_to_move.char(),
-            self.castling.to_fen_field(),
+            castling,
             ep,
             self.halfmove_clock,
             self.fullmove_number
@@ -1031,6 +1240,22 @@ const fn color_name(c: Color) -> &'static str {
     match c {
         Color::White => "white",
         Color::Black => "black",
+    }
+}
+
+/// The back rank of a colour, 0-based (rank 1 for white, rank 8 for black).
+const fn back_rank(c: Color) -> u8 {
+    match c {
+        Color::White => 0,
+        Color::Black => 7,
+    }
+}
+
+/// A letter in the case of a colour: upper for white, lower for black.
+const fn cased(color: Color, c: char) -> char {
+    match color {
+        Color::White => c.to_ascii_uppercase(),
+        Color::Black => c.to_ascii_lowercase(),
     }
 }
 
@@ -1228,11 +1453,13 @@ fn side_to_move_error(s: &str, fields: &[&str]) -> FenError {
     }
 }
 
-fn parse_castling(s: &str) -> Result<CastlingRights, FenError> {
+/// The castling field's letters (colour, nominal file: `K` 7, `Q` 0, a file letter its
+/// file), checked for syntax, order and repeats.
+fn parse_castling(s: &str) -> Result<Vec<(Color, CastlingLetter)>, FenError> {
     let err =
         |kind: FenErrorKind, message: String| FenError::new(FenField::Castling, kind, message);
     if s == "-" {
-        return Ok(CastlingRights::NONE);
+        return Ok(vec![]);
     }
     // Pass 1: syntax. Each letter names (colour, rook file); K/Q are the h/a files.
     let mut letters: Vec<(Color, u8, char)> = Vec::new();
@@ -1298,28 +1525,69 @@ fn parse_castling(s: &str) -> Result<CastlingRights, FenError> {
             ));
         }
     }
-    // Pass 2: meaning in standard chess.
-    let mut rights = CastlingRights::NONE;
-    for (color, file, c) in letters {
-        match (color, file) {
-            (Color::White, 7) => rights.white_kingside = true,
-            (Color::White, 0) => rights.white_queenside = true,
-            (Color::Black, 7) => rights.black_kingside = true,
-            (Color::Black, 0) => rights.black_queenside = true,
-            _ => {
-                let rank = if color == Color::White { 1 } else { 8 };
-                return Err(err(
-                    FenErrorKind::CastlingWithoutRook,
-                    format!(
-                        "castling letter '{c}' names a rook on {}{rank}; in standard chess only the \
-                         rooks on the a- and h-file corners can castle",
-                        char::from(b'a' + file)
-                    ),
-                ));
+    Ok(letters
+        .into_iter()
+        .map(|(color, file, c)| {
+            let letter = match c {
+                'K' | 'k' => CastlingLetter::Outer { h_side: true },
+                'Q' | 'q' => CastlingLetter::Outer { h_side: false },
+                _ => CastlingLetter::File(file),
+            };
+            (color, letter)
+        })
+        .collect())
+}
+
+/// What a castling letter names: the outermost rook on one side of the king (`K`/`Q`, X-FEN)
+/// or the rook on a file (Shredder-FEN, X-FEN for inner rooks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CastlingLetter {
+    /// `K`/`k` (`h_side`) or `Q`/`q`.
+    Outer { h_side: bool },
+    /// `A`–`H` / `a`–`h`: the file, 0-based.
+    File(u8),
+}
+
+/// The rook squares the castling letters name on this board, as python-chess
+/// `Board._set_castling_fen` resolves them: `K` is the highest rook of the colour on its back
+/// rank when it stands on the king's h-side, else the h-file square; `Q` the lowest rook on
+/// the a-side, else the a-file square; a file letter that file's back-rank square.
+fn resolve_castling(
+    letters: &[(Color, CastlingLetter)],
+    board: &[Option<Piece>; 64],
+) -> CastlingRights {
+    let mut rooks = 0u64;
+    for &(color, letter) in letters {
+        let back = back_rank(color) * 8;
+        let own = |role: Role| {
+            (0..64u8)
+                .filter(|sq| board[usize::from(*sq)] == Some(Piece { color, role }))
+                .fold(0u64, |m, sq| m | 1 << sq)
+        };
+        let back_rooks = own(Role::Rook) & 0xff << back;
+        let king = own(Role::King);
+        // python-chess `Board.king`: the highest king square of the colour.
+        let king_sq = (king != 0).then(|| 63 - king.leading_zeros() as u8);
+        let sq = match letter {
+            CastlingLetter::File(f) => back + f,
+            CastlingLetter::Outer { h_side: true } => {
+                let rook = (back_rooks != 0).then(|| 63 - back_rooks.leading_zeros() as u8);
+                match (king_sq, rook) {
+                    (Some(k), Some(r)) if k < r => r,
+                    _ => back + 7,
+                }
             }
-        }
+            CastlingLetter::Outer { h_side: false } => {
+                let rook = (back_rooks != 0).then(|| back_rooks.trailing_zeros() as u8);
+                match (king_sq, rook) {
+                    (Some(k), Some(r)) if r < k => r,
+                    _ => back,
+                }
+            }
+        };
+        rooks |= 1 << sq;
     }
-    Ok(rights)
+    CastlingRights::from_rooks(rooks)
 }
 
 /// Parses a non-negative decimal counter of ASCII digits that fits in a `u32`.
@@ -1481,9 +1749,34 @@ mod tests {
         assert_eq!((Color::White.char(), Color::Black.char()), ('w', 'b'));
         assert_eq!(Color::from_char('b'), Some(Color::Black));
         assert_eq!(Color::from_char('B'), None);
-        assert_eq!(CastlingRights::ALL.to_fen_field(), "KQkq");
-        assert_eq!(CastlingRights::NONE.to_fen_field(), "-");
+        assert_eq!(Setup::standard().castling_xfen(), "KQkq");
+        assert_eq!(Setup::standard().castling_shredder(), "HAha");
+        assert_eq!(Setup::empty().castling_xfen(), "-");
+        assert_eq!(Setup::empty().castling_shredder(), "-");
+        assert_eq!(CastlingRights::ALL.rooks(), 0x8100_0000_0000_0081);
         assert!(CastlingRights::NONE.is_empty());
+    }
+
+    #[test]
+    fn castling_rights_are_rook_squares() {
+        let s = Setup::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w HAha - 0 1").expect("Shredder");
+        assert_eq!(s.castling, CastlingRights::ALL);
+        assert!(!s.chess960 && !s.has_chess960_castling_rights());
+        let s = Setup::from_fen_chess960("4k3/8/8/8/8/8/8/RK1R4 w DA - 0 1").expect("960");
+        assert_eq!(s.castling.rooks(), 1 | 1 << 3);
+        assert!(s.castling.has(3) && !s.castling.has(7));
+        assert_eq!(s.to_fen(), "4k3/8/8/8/8/8/8/RK1R4 w KQ - 0 1");
+        assert_eq!(s.to_shredder_fen(), "4k3/8/8/8/8/8/8/RK1R4 w DA - 0 1");
+        assert!(s.has_chess960_castling_rights());
+        // X-FEN `K` is the outermost h-side rook; an inner rook is named by its file
+        let s = Setup::from_fen_chess960("rk2r3/8/8/8/8/8/8/RK2R2R w EQk - 0 1").expect("960");
+        assert_eq!(s.castling.rooks(), 1 | 1 << 4 | 1 << 60);
+        assert_eq!(s.castling_xfen(), "EQk");
+        assert_eq!(s.castling_shredder(), "EAe");
+        assert_eq!(
+            Setup::from_fen_auto("rk2r3/8/8/8/8/8/8/RK2R2R w EQk - 0 1"),
+            Ok(s)
+        );
     }
 
     #[test]

@@ -107,8 +107,8 @@ pub struct Key {
     pub sets: [u64; 8],
     /// `'w'` or `'b'`.
     pub side_to_move: String,
-    /// Castling rights in FEN order: `K`, `Q`, `k`, `q`.
-    pub castling: [bool; 4],
+    /// Castling rights: the squares of the rooks that keep one (bit n = square n).
+    pub castling: u64,
     /// The en passant square (0..63) when an en passant capture is legal, else -1.
     pub ep_square: i32,
 }

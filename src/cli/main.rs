@@ -124,9 +124,23 @@ where
 }
 
 /// A FEN, parsed ([`Error::Fen`] naming it if it does not parse).
-fn parse_fen(fen: &str) -> Result<Setup> {
-    Setup::from_fen(fen).map_err(|e| Error::Fen {
+/// A FEN in Chess960 mode when `chess960`, else in the mode its castling rights ask for
+/// ([`Setup::from_fen_auto`]); errors are [`Error::Fen`].
+fn parse_fen(fen: &str, chess960: bool) -> Result<Setup> {
+    read_fen(fen, chess960).map_err(|e| Error::Fen {
         fen: fen.to_string(),
         source: e,
     })
+}
+
+/// [`parse_fen`] with the FEN error as it is.
+fn read_fen(
+    fen: &str,
+    chess960: bool,
+) -> std::result::Result<Setup, sqlchess::chess::fen::FenError> {
+    if chess960 {
+        Setup::from_fen_chess960(fen)
+    } else {
+        Setup::from_fen_auto(fen)
+    }
 }

@@ -21,14 +21,18 @@ pub struct Args {
     /// With --fens: write rows (position_index, fen, uci, san) here.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Chess960 castling rules and UCI (king takes rook, `e1h1`). Without it, Chess960 is
+    /// chosen per position when its castling rights can only mean Chess960.
+    #[arg(long)]
+    chess960: bool,
 }
 
 /// Runs `sqlchess moves`. A FEN line that does not parse, or gives a position no legal game
 /// reaches, is reported on stderr and skipped (exit status 1); the single FEN argument in
 /// that case is an error (exit status 2).
 pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
-    let lines = read_lines(args.fen.as_deref(), args.fens.as_deref())?;
-    let (setups, failed) = positions(engine, &lines).await?;
+    let lines = read_lines(args.fen.as_deref(), args.fens.as_deref(), args.chess960)?;
+    let (setups, failed) = positions(engine, &lines, args.chess960).await?;
     if args.fen.is_some() && failed {
         return Err(Error::Usage("the position cannot occur in a game".into()));
     }
@@ -55,10 +59,10 @@ pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
 }
 
 /// The FEN argument (which must parse), or the lines of the `--fens` file.
-fn read_lines(fen: Option<&str>, fens: Option<&Path>) -> Result<Vec<String>> {
+fn read_lines(fen: Option<&str>, fens: Option<&Path>, chess960: bool) -> Result<Vec<String>> {
     match (fen, fens) {
         (Some(f), None) => {
-            crate::parse_fen(f)?;
+            crate::parse_fen(f, chess960)?;
             Ok(vec![f.to_string()])
         }
         (None, Some(path)) => {
@@ -75,14 +79,18 @@ fn read_lines(fen: Option<&str>, fens: Option<&Path>) -> Result<Vec<String>> {
 /// The positions of the non-empty lines, by line index, and whether a line was rejected:
 /// a FEN that does not parse, or a position no game reaches (side not to move in check,
 /// ...: [`Engine::check_setups`]). Each rejected line is reported on stderr.
-async fn positions(engine: &Engine, lines: &[String]) -> Result<(Vec<(u64, Setup)>, bool)> {
+async fn positions(
+    engine: &Engine,
+    lines: &[String],
+    chess960: bool,
+) -> Result<(Vec<(u64, Setup)>, bool)> {
     let mut setups: Vec<(u64, Setup)> = vec![];
     let mut failed = false;
     for (i, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        match Setup::from_fen(line) {
+        match crate::read_fen(line, chess960) {
             Ok(s) => setups.push((i as u64, s)),
             Err(e) => {
                 eprintln!(

@@ -16,12 +16,16 @@ pub struct Args {
     /// Also print the count below each legal move.
     #[arg(long)]
     divide: bool,
+    /// Chess960 castling rules and UCI (king takes rook, `e1h1`). Without it, Chess960 is
+    /// chosen when the castling rights can only mean Chess960.
+    #[arg(long)]
+    chess960: bool,
 }
 
 /// Runs `sqlchess perft`: the counts on stdout, the time on stderr. A FEN no legal game
 /// reaches is an error ([`Error::Fen`]).
 pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
-    let setup = crate::parse_fen(&args.fen)?;
+    let setup = crate::parse_fen(&args.fen, args.chess960)?;
     if let Some(Some(e)) = engine.check_setups(&[setup]).await?.first() {
         return Err(Error::Fen {
             fen: args.fen,

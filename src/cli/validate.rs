@@ -334,6 +334,9 @@ impl Summary {
             self.games, self.plies, self.legal
         );
         eprintln!("games per error kind: {kinds}");
+        if let Some(n) = self.kinds.get(ErrorKind::UnsupportedVariant.as_str()) {
+            eprintln!("games not checked (unsupported variant): {n}");
+        }
         eprintln!(
             "games/s: {:.0}, plies/s: {:.0}, wall time: {secs:.2} s, read: {} from {inputs} input(s)",
             rate(self.games),

@@ -125,6 +125,15 @@ impl Engine {
             ));
         }
         let p = self.pipeline();
+        // the UCI of each root move (castling by the position's mode), by move code
+        let mut uci: HashMap<u64, String> = HashMap::new();
+        for b in &self.legal_moves(std::slice::from_ref(setup)).await? {
+            let code: &datafusion::arrow::array::Int32Array = tables::column(b, "move_code")?;
+            let text: &datafusion::arrow::array::StringArray = tables::column(b, "uci")?;
+            for i in 0..b.num_rows() {
+                uci.insert(code.value(i) as u64, text.value(i).to_string());
+            }
+        }
         self.load(std::slice::from_ref(setup)).await?;
         p.run_all(LEGAL).await?;
         let moves = p.run(Stage::PerftMoves).await?;
@@ -136,7 +145,11 @@ impl Engine {
         let mut out: Vec<(String, u64)> = children
             .keys()
             .zip(counts)
-            .map(|(child, nodes)| (uci_of_code((child % CHILD_STRIDE) as u32), nodes))
+            .map(|(child, nodes)| {
+                let code = child % CHILD_STRIDE;
+                let text = uci.get(&code).cloned();
+                (text.unwrap_or_else(|| uci_of_code(code as u32)), nodes)
+            })
             .collect();
         out.sort();
         Ok(out)

@@ -179,12 +179,12 @@ pub(crate) fn repetition_keys(b: &RecordBatch) -> Result<impl Fn(usize, bool) ->
         .map(|n| read::primitive::<UInt64Type>(b, n))
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let side = read::strings(b, "side_to_move")?;
-    let rights = tables::castling_columns(b)?;
+    let rights = tables::castling_column(b)?;
     let ep = read::primitive::<Int32Type>(b, "ep_square")?;
     Ok(move |i: usize, ep_legal: bool| Key {
         sets: std::array::from_fn(|k| sets[k].value(i)),
         side_to_move: side.value(i).to_string(),
-        castling: rights.map(|r| r.value(i)),
+        castling: rights.value(i),
         ep_square: if ep_legal && ep.is_valid(i) {
             ep.value(i)
         } else {

@@ -39,10 +39,10 @@ impl SeedPipeline {
                 movecnt: 0,
                 color: color_code(setup.side_to_move),
                 castling: CastlingDone {
-                    white_long: !c.white_queenside,
-                    white_short: !c.white_kingside,
-                    black_long: !c.black_queenside,
-                    black_short: !c.black_kingside,
+                    white_long: !c.has(0),
+                    white_short: !c.has(7),
+                    black_long: !c.has(56),
+                    black_short: !c.has(63),
                 },
             });
             // The pawn that made the double step, and where it started.

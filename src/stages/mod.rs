@@ -87,6 +87,9 @@ sql_names! {
     StaticTable {
         /// `squares`: the 64 squares (a1 = 0), file, rank and name.
         Squares = "static" / "squares",
+        /// `castling_loss`: per square, the castling rights lost when a move leaves or
+        /// reaches it (FIDE art. 3.8.2.1).
+        CastlingLoss = "static" / "castling_loss",
         /// `piece_rays`: every move of a single piece on an otherwise empty board, by ray.
         PieceRays = "static" / "piece_rays",
         /// `aligned`: ordered pairs of distinct squares on one rank, file or diagonal.

@@ -15,7 +15,7 @@ use crate::session::{PipelineConfig, Session, SessionSpec, StageKind, StageProfi
 
 /// The planned chess pipeline over one DataFusion [`SessionContext`].
 ///
-/// Static tables: `squares`, `piece_rays`, `aligned`, `lines`, `castling_path`,
+/// Static tables: `squares`, `castling_loss`, `piece_rays`, `aligned`, `lines`, `castling_path`,
 /// `castling_rules`, `promotions`, `square_masks` ([`StaticTable`]). Input tables (filled by
 /// the caller, schemas in [`crate::stages::tables`]): `positions`, `pieces`,
 /// `chosen_moves`, `tokens`, `perft_nodes`, `replay_states` ([`InputTable`]).
@@ -203,7 +203,7 @@ mod tests {
         ));
         assert_eq!(
             p.reads(Stage::NextPositions).expect("reads"),
-            ["chosen_moves", "positions"]
+            ["castling_loss", "chosen_moves", "positions"]
         );
     }
 

@@ -1,9 +1,10 @@
 //! Arrow schemas of the input tables, and conversion between [`Setup`]s and record batches.
 //!
 //! `positions` — one row per position (FEN fields 2-6; seed DEMO_CHESS_GAME):
-//! `position_id: UInt64, side_to_move: Utf8 ('w' | 'b'), white_kingside: Boolean,
-//! white_queenside: Boolean, black_kingside: Boolean, black_queenside: Boolean,
-//! ep_square: Int32 (nullable; square behind a pawn that just double-stepped),
+//! `position_id: UInt64, side_to_move: Utf8 ('w' | 'b'), castling: UInt64 (the rook squares
+//! holding a castling right, bit n = square n: a1 | h1 | a8 | h8 in the initial position; any
+//! back-rank rook in Chess960), chess960: Boolean (Chess960 mode: UCI castling as the king
+//! taking its rook), ep_square: Int32 (nullable; square behind a pawn that just double-stepped),
 //! halfmove_clock: Int32 (plies), fullmove_number: Int32`.
 //!
 //! `pieces` — one row per piece (FEN field 1; seed DEMO_CHESS_POS):
@@ -50,10 +51,8 @@ pub fn positions_schema() -> SchemaRef {
     schema(&[
         ("position_id", UInt64),
         ("side_to_move", Utf8),
-        ("white_kingside", Boolean),
-        ("white_queenside", Boolean),
-        ("black_kingside", Boolean),
-        ("black_queenside", Boolean),
+        ("castling", UInt64),
+        ("chess960", Boolean),
         ("ep_square", Int32),
         ("halfmove_clock", Int32),
         ("fullmove_number", Int32),
@@ -219,28 +218,23 @@ pub fn setups_to_states(setups: &[(u64, &Setup)]) -> Result<RecordBatch> {
 fn position_columns(setups: &[(u64, &Setup)]) -> Vec<ArrayRef> {
     let mut id = UInt64Builder::new();
     let mut side = StringBuilder::new();
-    let mut rights: [BooleanBuilder; 4] = Default::default();
+    let mut rights = UInt64Builder::new();
+    let mut chess960 = BooleanBuilder::new();
     let mut ep = Int32Builder::new();
     let mut half = Int32Builder::new();
     let mut full = Int32Builder::new();
     for (pid, s) in setups {
         id.append_value(*pid);
         side.append_value(color_str(s.side_to_move));
-        let c = s.castling;
-        for (b, v) in rights.iter_mut().zip([
-            c.white_kingside,
-            c.white_queenside,
-            c.black_kingside,
-            c.black_queenside,
-        ]) {
-            b.append_value(v);
-        }
+        rights.append_value(s.castling.rooks());
+        chess960.append_value(s.chess960);
         ep.append_option(s.ep_square.map(i32::from));
         half.append_value(i32::try_from(s.halfmove_clock).unwrap_or(i32::MAX));
         full.append_value(i32::try_from(s.fullmove_number).unwrap_or(i32::MAX));
     }
     let mut columns = vec![Arc::new(id.finish()) as ArrayRef, Arc::new(side.finish())];
-    columns.extend(rights.iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef));
+    columns.push(Arc::new(rights.finish()));
+    columns.push(Arc::new(chess960.finish()));
     columns.push(Arc::new(ep.finish()));
     columns.push(Arc::new(half.finish()));
     columns.push(Arc::new(full.finish()));
@@ -319,15 +313,10 @@ pub fn states_to_setups(states: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> 
     Ok(out)
 }
 
-/// The four castling-right columns of a `positions`-like batch, in FEN order (`K`, `Q`, `k`,
-/// `q`). Errors: [`Error::Schema`].
-pub fn castling_columns(b: &RecordBatch) -> Result<[&BooleanArray; 4]> {
-    Ok([
-        column(b, "white_kingside")?,
-        column(b, "white_queenside")?,
-        column(b, "black_kingside")?,
-        column(b, "black_queenside")?,
-    ])
+/// The castling-rights column of a `positions`-like batch (the rook squares holding a right,
+/// bit n = square n). Errors: [`Error::Schema`].
+pub fn castling_column(b: &RecordBatch) -> Result<&UInt64Array> {
+    column(b, "castling")
 }
 
 /// The setups of `positions` rows (or of rows with the same leading columns, as
@@ -337,7 +326,8 @@ fn read_positions(positions: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
     for b in positions {
         let id: &UInt64Array = column(b, "position_id")?;
         let side: &StringArray = column(b, "side_to_move")?;
-        let [wk, wq, bk, bq] = castling_columns(b)?;
+        let rights = castling_column(b)?;
+        let chess960: &BooleanArray = column(b, "chess960")?;
         let ep: &Int32Array = column(b, "ep_square")?;
         let half: &Int32Array = column(b, "halfmove_clock")?;
         let full: &Int32Array = column(b, "fullmove_number")?;
@@ -348,12 +338,8 @@ fn read_positions(positions: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
             } else {
                 Color::White
             };
-            s.castling = CastlingRights {
-                white_kingside: wk.value(i),
-                white_queenside: wq.value(i),
-                black_kingside: bk.value(i),
-                black_queenside: bq.value(i),
-            };
+            s.castling = CastlingRights::from_rooks(rights.value(i));
+            s.chess960 = chess960.value(i);
             s.ep_square = (!ep.is_null(i)).then(|| ep.value(i) as u8);
             s.halfmove_clock = half.value(i).max(0) as u32;
             s.fullmove_number = full.value(i).max(0) as u32;

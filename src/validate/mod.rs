@@ -22,6 +22,7 @@ mod setup;
 mod validator;
 
 pub use report::{ErrorKind, GameReport, PlyRow};
+pub use setup::Variant;
 pub use validator::Validator;
 
 use crate::chess::fen::Setup;

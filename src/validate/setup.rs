@@ -12,42 +12,67 @@ use crate::pgn::RawGame;
 use super::Live;
 use super::report::{ErrorKind, GameReport};
 
-/// `Variant` tag values that python-chess 1.11.2 reads as standard chess (`Board.aliases`,
-/// any case; an empty value too): `From Position` is what a large online server writes on
-/// every standard game from a set-up position, `normal` what a popular engine-match GUI
-/// writes.
-pub(crate) fn is_standard_variant(tag: &str) -> bool {
-    const STANDARD: [&str; 6] = [
-        "standard",
-        "chess",
-        "classical",
-        "normal",
-        "illegal",
-        "from position",
-    ];
-    let v = tag.trim();
-    v.is_empty() || STANDARD.iter().any(|s| v.eq_ignore_ascii_case(s))
+/// The rules a PGN `Variant` tag names, as python-chess 1.11.2 reads it (`chess.Board`
+/// aliases and `chess.pgn.Headers.is_chess960`), any case, surrounding spaces ignored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Standard chess: `Standard`, `Chess`, `Classical`, `Normal`, `Illegal`, `From Position`
+    /// (and an empty value). `From Position` is what a large online server writes on every
+    /// standard game from a set-up position, `normal` what a popular engine-match GUI writes.
+    Standard,
+    /// Chess960: `Chess960`, `Chess 960`, `Fischerandom`, `FischerRandom`, `Fischer Random`.
+    Chess960,
+    /// Any other value (reported as `unsupported_variant`).
+    Unsupported,
+}
+
+impl Variant {
+    /// The rules a `Variant` tag value names.
+    #[must_use]
+    pub fn of(tag: &str) -> Variant {
+        match tag.trim().to_lowercase().as_str() {
+            "" | "standard" | "chess" | "classical" | "normal" | "illegal" | "from position" => {
+                Variant::Standard
+            }
+            "chess960" | "chess 960" | "fischerandom" | "fischerrandom" | "fischer random" => {
+                Variant::Chess960
+            }
+            _ => Variant::Unsupported,
+        }
+    }
 }
 
 /// The games that can be played, each from its start position (the `FEN` tag, else the
-/// standard position). The others get their error in `reports`: `unsupported_variant` for a
-/// `Variant` tag other than standard chess, `setup` for a `FEN` tag that does not parse.
+/// standard position; Chess960 rules when the `Variant` tag says so or, without it, when the
+/// FEN's castling rights can only mean Chess960). The others get their error in `reports`:
+/// `unsupported_variant` for a `Variant` tag other than standard chess and Chess960,
+/// `setup` for a `FEN` tag that does not parse.
 pub(super) fn start_games(games: &[(&str, RawGame)], reports: &mut [GameReport]) -> Vec<Live> {
     let mut live = vec![];
     for (i, (_, g)) in games.iter().enumerate() {
         let r = &mut reports[i];
-        if let Some(v) = g.tag("Variant") {
-            if !is_standard_variant(v) {
+        let chess960 = match g.tag("Variant").map(Variant::of) {
+            None | Some(Variant::Standard) => false,
+            Some(Variant::Chess960) => true,
+            Some(Variant::Unsupported) => {
                 r.set_error(
                     0,
                     ErrorKind::UnsupportedVariant,
-                    &format!("Variant tag {v:?}: only standard chess is supported"),
+                    &format!(
+                        "Variant tag {:?}: only standard chess and Chess960 are supported",
+                        g.tag("Variant").unwrap_or_default()
+                    ),
                 );
                 continue;
             }
-        }
+        };
+        let read = if chess960 {
+            Setup::from_fen_chess960
+        } else {
+            Setup::from_fen_auto
+        };
         let setup = match g.tag("FEN") {
-            Some(fen) => match Setup::from_fen(fen) {
+            Some(fen) => match read(fen) {
                 Ok(s) => s,
                 Err(e) => {
                     r.set_error(
@@ -58,7 +83,10 @@ pub(super) fn start_games(games: &[(&str, RawGame)], reports: &mut [GameReport])
                     continue;
                 }
             },
-            None => Setup::standard(),
+            None => Setup {
+                chess960,
+                ..Setup::standard()
+            },
         };
         live.push(Live {
             id: i as u64,

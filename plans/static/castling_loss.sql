@@ -1,0 +1,19 @@
+-- Static table `castling_loss`: the castling rights a move takes away (FIDE art. 3.8.2.1:
+-- castling is impossible once the king or that rook has moved), as a set of rook squares
+-- (the same square sets as the `castling` column of `positions`), keyed like
+-- `piece_rays.piece_key` by the moving piece and its square: a move from a square ends the
+-- right of a rook standing there, and a king's move ends every right of its colour (the
+-- rook squares of its back rank). The right of a rook captured on its square ends with the
+-- target square's bit, which the stages add (`next_positions`, `replay_next`).
+-- Columns: mover_key (Int32: from_sq * 16 + 8 for black + P0 N1 B2 R3 Q4 K5), lost (UInt64).
+WITH pieces AS (
+  SELECT column1 AS color, column2 AS code, column3 AS is_king FROM (VALUES
+    ('w', 0, false), ('w', 1, false), ('w', 2, false), ('w', 3, false), ('w', 4, false), ('w', 5, true),
+    ('b', 8, false), ('b', 9, false), ('b', 10, false), ('b', 11, false), ('b', 12, false), ('b', 13, true))
+)
+SELECT CAST(s.square * 16 + p.code AS INT) AS mover_key,
+       (CAST(1 AS BIGINT UNSIGNED) << CAST(s.square AS BIGINT UNSIGNED))
+       | CASE WHEN NOT p.is_king THEN CAST(0 AS BIGINT UNSIGNED)
+              WHEN p.color = 'w' THEN CAST(255 AS BIGINT UNSIGNED)
+              ELSE CAST(255 AS BIGINT UNSIGNED) << CAST(56 AS BIGINT UNSIGNED) END AS lost
+FROM squares s CROSS JOIN pieces p

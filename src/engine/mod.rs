@@ -142,15 +142,22 @@ impl Engine {
         let mut out: Vec<std::result::Result<Setup, String>> =
             vec![Err(String::new()); setups.len()];
         let mut lexed = vec![];
+        // tokens with an en passant mark: checked against the move they resolve to
+        let mut ep_marked = std::collections::HashSet::new();
         for (i, t) in tokens.iter().enumerate() {
             match crate::chess::san::parse_san(t) {
-                Ok((tok, _)) => lexed.push((i as u64, tok)),
+                Ok((tok, suffix)) => {
+                    if suffix.en_passant {
+                        ep_marked.insert(i as u64);
+                    }
+                    lexed.push((i as u64, tok));
+                }
                 Err(e) => out[i] = Err(e.to_string()),
             }
         }
         let quick: Vec<(u64, &crate::chess::san::SanToken)> = lexed
             .iter()
-            .filter(|(_, t)| replay::replayable(t))
+            .filter(|(i, t)| replay::replayable(t) && !ep_marked.contains(i))
             .map(|(i, t)| (*i, t))
             .collect();
         if !quick.is_empty() {
@@ -168,7 +175,8 @@ impl Engine {
         }
         lexed.retain(|(i, _)| out[*i as usize].is_err());
         if !lexed.is_empty() {
-            self.resolve_tokens(setups, &lexed, &mut out).await?;
+            self.resolve_tokens(setups, &lexed, &ep_marked, &mut out)
+                .await?;
         }
         Ok(out)
     }
@@ -179,6 +187,7 @@ impl Engine {
         &self,
         setups: &[Setup],
         lexed: &[(u64, crate::chess::san::SanToken)],
+        ep_marked: &std::collections::HashSet<u64>,
         out: &mut [std::result::Result<Setup, String>],
     ) -> Result<()> {
         let p = &self.pipeline;
@@ -188,7 +197,8 @@ impl Engine {
             .collect();
         self.load_pairs(&pairs).await?;
         p.run_all(LEGAL).await?;
-        let pairs: Vec<(u64, &crate::chess::san::SanToken)> = lexed.iter().map(|(i, t)| (*i, t)).collect();
+        let pairs: Vec<(u64, &crate::chess::san::SanToken)> =
+            lexed.iter().map(|(i, t)| (*i, t)).collect();
         p.set_table("tokens", vec![tables::tokens_to_batch(&pairs)?])
             .await?;
         p.run("token_matches").await?;
@@ -214,7 +224,24 @@ impl Engine {
                 }
             }
         }
-        let moves = p.run("token_moves").await?;
+        let mut moves = p.run("token_moves").await?;
+        let mut refused = std::collections::HashSet::new();
+        for b in &moves {
+            let id = b.column(0).as_primitive::<UInt64Type>();
+            let ep: &datafusion::arrow::array::BooleanArray = tables::column(b, "is_en_passant")?;
+            for i in 0..b.num_rows() {
+                if ep_marked.contains(&id.value(i)) && !ep.value(i) {
+                    refused.insert(id.value(i));
+                }
+            }
+        }
+        if !refused.is_empty() {
+            for id in &refused {
+                out[*id as usize] =
+                    Err("en passant mark on a move that is not an en passant capture".into());
+            }
+            moves = tables::filter_ids(&moves, |id| !refused.contains(&id))?;
+        }
         p.set_table("chosen_moves", moves).await?;
         self.advance().await?;
         let next =

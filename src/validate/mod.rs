@@ -291,6 +291,8 @@ pub async fn validate_games_with(
         let current =
             tables::batches_to_setups(&p.table("positions").await?, &p.table("pieces").await?)?;
         let mut tokens: Vec<(u64, SanToken)> = vec![];
+        // games whose token carries the en passant mark (`exd6 e.p.`)
+        let mut ep_marked: std::collections::HashSet<u64> = Default::default();
         let mut finished: Vec<u64> = vec![];
         for l in live.iter_mut() {
             let Some(st) = status.get(&l.id) else {
@@ -324,7 +326,12 @@ pub async fn validate_games_with(
                 continue;
             };
             match parse_san(token) {
-                Ok((t, _)) => tokens.push((l.id, t)),
+                Ok((t, suffix)) => {
+                    if suffix.en_passant {
+                        ep_marked.insert(l.id);
+                    }
+                    tokens.push((l.id, t));
+                }
                 Err(e) => {
                     set_error(
                         r,
@@ -368,8 +375,24 @@ pub async fn validate_games_with(
                 let (n, has_piece) = verdicts.get(id).copied().unwrap_or((0, false));
                 let ply = l.ply as u32 + 1;
                 let token = &l.tokens[l.ply];
+                let (zeroing, en_passant) = flags.get(id).copied().unwrap_or_default();
+                if n == 1 && ep_marked.contains(id) && !en_passant {
+                    set_error(
+                        r,
+                        ply,
+                        kind::SYNTAX,
+                        format!(
+                            "game {}: ply {ply}: token {:?}: en passant mark on a move that is \
+                             not an en passant capture",
+                            r.game_index,
+                            short(token)
+                        ),
+                    );
+                    finish(r, l, st, current.get(id));
+                    finished.push(*id);
+                    continue;
+                }
                 if matches!(t, SanToken::Null) || n == 1 {
-                    let zeroing = flags.get(id).copied().unwrap_or(false);
                     l.history.push_move(zeroing || st.ep_legal_sq.is_some());
                     if options.plies {
                         let mut row = match named.get(id) {
@@ -787,16 +810,18 @@ fn read_verdicts(batches: &[RecordBatch]) -> Result<BTreeMap<u64, (i64, bool)>> 
     Ok(out)
 }
 
-/// Per chosen move: whether it is zeroing (pawn move or capture, FIDE art. 9.3).
-fn move_flags(batches: &[RecordBatch]) -> Result<HashMap<u64, bool>> {
+/// Per chosen move: whether it is zeroing (pawn move or capture, FIDE art. 9.3) and whether
+/// it is an en passant capture (art. 3.7.4.1).
+fn move_flags(batches: &[RecordBatch]) -> Result<HashMap<u64, (bool, bool)>> {
     let mut out = HashMap::new();
     for b in batches {
         let id = b.column(0).as_primitive::<UInt64Type>();
         let piece: &StringArray = column(b, "piece")?;
         let captured: &StringArray = column(b, "captured")?;
+        let en_passant: &BooleanArray = column(b, "is_en_passant")?;
         for i in 0..b.num_rows() {
             let zeroing = (!piece.is_null(i) && piece.value(i) == "P") || !captured.is_null(i);
-            out.insert(id.value(i), zeroing);
+            out.insert(id.value(i), (zeroing, en_passant.value(i)));
         }
     }
     Ok(out)

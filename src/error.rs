@@ -60,6 +60,15 @@ pub enum Error {
     /// Bad command-line or API argument.
     #[error("{0}")]
     Usage(String),
+    /// The run needs more memory than its limit (`--memory-limit`,
+    /// [`crate::session::memory::MemoryBudget`]) allows.
+    #[error("memory limit of {} exceeded: {what} (raise --memory-limit or use smaller batches)", crate::session::memory::human(*.limit))]
+    MemoryLimit {
+        /// The limit in bytes.
+        limit: u64,
+        /// What needed the memory.
+        what: String,
+    },
     /// A lock was poisoned by a panic in another thread.
     #[error("internal lock poisoned")]
     Poisoned,

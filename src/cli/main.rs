@@ -13,10 +13,12 @@ use std::sync::Arc;
 
 use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sqlchess::io::input::{ByteCounter, Input};
-use sqlchess::pgn::{PgnError, PgnReader, RawGame};
 use sqlchess::io::report::{self, Format, ReportWriter};
+use sqlchess::pgn::{PgnError, PgnReader, RawGame};
 use sqlchess::validate::{GameReport, ValidateOptions, Validator};
 use sqlchess::{Engine, Error, PipelineConfig, Result, Setup};
+
+mod interrupt;
 
 /// A chess rules engine that runs as DataFusion query plans.
 #[derive(Parser)]
@@ -26,6 +28,11 @@ struct Cli {
     /// pipelines of one partition each side by side instead, on shares of each batch.
     #[arg(long, global = true)]
     threads: Option<usize>,
+    /// Memory limit of the run, for all --threads together (e.g. 2GiB, 512MiB; default: half
+    /// the physical memory). Operators spill to disk first; a run that cannot stay within
+    /// it stops with an error naming the limit (exit 2), perft before a level too big.
+    #[arg(long, global = true, value_name = "SIZE")]
+    memory_limit: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -36,7 +43,9 @@ enum Command {
     ///
     /// Games are read, validated and written --batch at a time (memory does not grow with
     /// the input). Summary on stderr. Exit status: 0 all games legal, 1 some game illegal or
-    /// malformed, 2 usage or I/O error.
+    /// malformed, 2 usage or I/O error, 130 stopped by Ctrl-C (after the batch being
+    /// validated; the report written so far is kept as OUT.partial). Report files are
+    /// written under a temporary name and renamed when complete.
     Validate {
         /// PGN files, directories (searched recursively for *.pgn, *.pgn.zst, *.pgn.gz,
         /// *.pgn.bz2) or - for standard input; .zst/.gz/.bz2 are decompressed on the fly
@@ -138,6 +147,10 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     let mut config = PipelineConfig::default();
     if let Some(t) = cli.threads {
         config.target_partitions = t.max(1);
+    }
+    if let Some(size) = &cli.memory_limit {
+        let limit = sqlchess::session::memory::parse_size(size)?;
+        config.memory = sqlchess::session::memory::MemoryBudget::new(limit)?;
     }
     // planned only when awaited: `validate` plans its own pipelines instead
     let engine = Engine::new(config.clone());
@@ -263,6 +276,10 @@ async fn validate(
         (Some((path, _)), Some(f)) => Some(ReportWriter::create(&path, f, report::plies_schema())?),
         _ => None,
     };
+    let interrupt = interrupt::Interrupt::install().unwrap_or_else(|e| {
+        eprintln!("warning: Ctrl-C will not stop cleanly: {e}");
+        interrupt::Interrupt::default()
+    });
     let bytes = ByteCounter::new();
     let pb = progress_bar(inputs.iter().map(Input::size).sum());
     pb.set_message("0 games validated");
@@ -281,7 +298,7 @@ async fn validate(
             t0,
         )
     };
-    for input in &inputs {
+    'inputs: for input in &inputs {
         let reader = match input.open(&bytes) {
             Ok(r) => r,
             Err(e) => {
@@ -305,16 +322,36 @@ async fn validate(
                 }
             }
             pb.set_position(bytes.get());
+            if interrupt.requested() {
+                break 'inputs;
+            }
             if games.len() >= batch {
                 flush(&games)?;
                 games.clear();
             }
         }
     }
-    flush(&games)?;
-    sink.finish()?;
-    if let Some(w) = plies {
-        w.finish()?;
+    let interrupted = interrupt.requested();
+    let mut stopped = vec![];
+    if interrupted {
+        // the games read since the last batch are not validated
+        stopped.push(format!(
+            "interrupted: {} games validated and written to {}",
+            summary.games,
+            sink.finish_partial()?
+        ));
+        if let Some(w) = plies {
+            let rows = w.rows();
+            if let Some(path) = w.finish_partial()? {
+                stopped.push(format!("{rows} plies written to {}", path.display()));
+            }
+        }
+    } else {
+        flush(&games)?;
+        sink.finish()?;
+        if let Some(w) = plies {
+            w.finish()?;
+        }
     }
     pb.finish_and_clear();
     summary.print(
@@ -323,10 +360,15 @@ async fn validate(
         inputs.len(),
         io_errors,
     );
+    for line in stopped {
+        eprintln!("{line}");
+    }
     if profile {
         sqlchess::profile::print_profile(validator.engines());
     }
-    Ok(if io_errors > 0 {
+    Ok(if interrupted {
+        ExitCode::from(interrupt::EXIT_INTERRUPTED)
+    } else if io_errors > 0 {
         ExitCode::from(2)
     } else if summary.bad() > 0 {
         ExitCode::from(1)
@@ -372,6 +414,18 @@ impl ReportSink {
                     path: STDOUT.into(),
                     source: e,
                 }),
+        }
+    }
+
+    /// Ends an interrupted run: keeps the rows written so far (a file as NAME.partial) and
+    /// returns where they are.
+    fn finish_partial(self) -> Result<String> {
+        match self {
+            ReportSink::Report(w) => Ok(match w.finish_partial()? {
+                Some(path) => path.display().to_string(),
+                None => STDOUT.into(),
+            }),
+            lines => lines.finish().map(|()| STDOUT.into()),
         }
     }
 

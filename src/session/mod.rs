@@ -30,6 +30,7 @@ use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 use crate::error::{Error, Result};
+pub mod memory;
 pub mod metrics;
 pub mod slot;
 
@@ -45,6 +46,9 @@ pub struct PipelineConfig {
     pub target_partitions: usize,
     /// Arrow batch size in rows. Default 8192.
     pub batch_size: usize,
+    /// The memory limit shared by every pipeline made with this config (and its clones).
+    /// Default: [`memory::default_limit`].
+    pub memory: memory::MemoryBudget,
 }
 
 impl Default for PipelineConfig {
@@ -55,6 +59,7 @@ impl Default for PipelineConfig {
         PipelineConfig {
             target_partitions: cores,
             batch_size: 8192,
+            memory: memory::MemoryBudget::default(),
         }
     }
 }
@@ -70,6 +75,8 @@ pub struct Pipeline {
     profile: Mutex<HashMap<&'static str, StageProfile>>,
     keep_plans: AtomicBool,
     last_plans: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
+    /// The Arrow memory of the tables kept, reserved in the memory limit's pool.
+    memory: memory::TableMemory,
 }
 
 impl Pipeline {
@@ -98,7 +105,7 @@ impl Pipeline {
                 "datafusion.optimizer.enable_aggregate_dynamic_filter_pushdown",
                 false,
             );
-        let ctx = SessionContext::new_with_config(session);
+        let ctx = SessionContext::new_with_config_rt(session, config.memory.runtime());
         let mut pipeline = Pipeline {
             ctx,
             tables: HashMap::new(),
@@ -108,6 +115,7 @@ impl Pipeline {
             physical: Mutex::new(HashMap::new()),
             keep_plans: AtomicBool::new(false),
             last_plans: Mutex::new(HashMap::new()),
+            memory: config.memory.tables("pipeline"),
         };
         for st in STATIC_TABLES {
             let df = pipeline.ctx.sql(st.sql).await?;
@@ -165,6 +173,7 @@ impl Pipeline {
     pub async fn set_table(&self, name: &str, batches: Vec<RecordBatch>) -> Result<()> {
         let table = self.table_ref(name)?;
         let schema = table.schema();
+        self.memory.account(name, &batches)?;
         // Rows are spread evenly over the partitions (batches sliced, zero-copy), so that every
         // core gets a share of each scan even when the input is one batch.
         let total: usize = batches.iter().map(|b| b.num_rows()).sum();
@@ -229,7 +238,9 @@ impl Pipeline {
             }
         };
         let t1 = Instant::now();
-        let batches = collect(physical.clone(), self.ctx.task_ctx()).await?;
+        let batches = collect(physical.clone(), self.ctx.task_ctx())
+            .await
+            .map_err(|e| self.memory.budget().stage_error(name, e))?;
         let t2 = Instant::now();
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         {
@@ -249,6 +260,12 @@ impl Pipeline {
         }
         self.set_table(name, batches.clone()).await?;
         Ok(batches)
+    }
+
+    /// The memory the tables kept between stages take, within the config's
+    /// [`memory::MemoryBudget`].
+    pub fn memory(&self) -> &memory::TableMemory {
+        &self.memory
     }
 
     /// Runs stages in order.

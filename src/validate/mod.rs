@@ -508,7 +508,7 @@ impl Validator {
             engines.push(
                 Engine::new(crate::PipelineConfig {
                     target_partitions: 1,
-                    ..config
+                    ..config.clone()
                 })
                 .await?,
             );

@@ -195,8 +195,11 @@ fn perft_refuses_a_level_over_the_memory_limit() {
     let o = run(&["--memory-limit", "40MiB", "perft", START, "6"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let err = stderr(&o);
+    // refused before a level is built, or (the operators' share of the pool depends on the
+    // partitions' timing) stopped by a stage that ran out of the pool: both name the limit
     assert!(
-        err.contains("memory limit of 40.0 MiB exceeded: perft depth 6: level"),
+        err.contains("memory limit of 40.0 MiB exceeded: perft depth 6: level")
+            || err.contains("memory limit of 40.0 MiB exceeded: stage "),
         "{err}"
     );
     assert!(t0.elapsed() < Duration::from_secs(60));

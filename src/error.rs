@@ -77,6 +77,10 @@ pub enum TokenError {
     /// Several legal moves match the token (SAN without enough disambiguation).
     #[error("{0} legal moves match")]
     Ambiguous(u64),
+    /// The token carries the en passant mark (`exd6 e.p.`, FIDE Laws Appendix C.13) but
+    /// the move it stands for is not an en passant capture.
+    #[error("en passant mark on a move that is not an en passant capture")]
+    NotEnPassant,
 }
 
 impl Error {

@@ -20,6 +20,7 @@ WHERE COALESCE(l.promotion, '') = COALESCE(t.promotion, '')
                            AND CASE WHEN l.is_castling
                                     THEN l.rook_from = t.to_sq OR (NOT pos.chess960 AND l.to_sq = t.to_sq)
                                     ELSE l.to_sq = t.to_sq END
+        -- a king move token is never castling, even onto castling's target (Kg1, Ke1g1)
         WHEN 'piece' THEN l.piece = t.piece AND l.to_sq = t.to_sq AND NOT l.is_castling
                           AND (t.from_file IS NULL OR l.from_sq % 8 = t.from_file)
                           AND (t.from_rank IS NULL OR l.from_sq / 8 = t.from_rank)

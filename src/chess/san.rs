@@ -17,7 +17,12 @@
 //!   long algebraic (`Ng1-f3`, `e2-e4`, `Nb1xc3`), UCI (`g1f3`, `e7e8q`, `e1g1`), `=`-less and
 //!   lower-case promotions (`e8Q`, `d7d8R`, `e8=q`) and the pawn push written with a capture
 //!   mark (`xe4`);
-//! * the null moves `--`, `Z0`, `0000` and `@@@@`.
+//! * the null moves `--`, `Z0`, `0000` and `@@@@`;
+//! * an en passant mark `ep` or `e.p.` (FIDE Laws, Appendix C.13's handwriting suffix; the
+//!   PGN reader glues an `e.p.` written as its own token to the move before it), directly
+//!   before or after the check mark, on a pawn capture onto rank 3 or 6 only (`exd6ep`,
+//!   `exd6e.p.+`, `e5d6ep`); [`SanSuffix::en_passant`] records it and the caller must
+//!   refuse it (as a syntax error) when the move it resolves to is not an en passant capture.
 //!
 //! Everything else is a [`SanError`]: `Sf3`, `Qz9`, `Qd66`, `e9`, `Nf`, `N3f`, `e4=`, `Pe4`,
 //! `0-0-0-0`, `O-O-O-O`, `e4++`, the empty token. The whole token must match (no substring
@@ -89,14 +94,18 @@ pub enum SanToken {
     Null,
 }
 
-/// The check or mate mark written after a move. python-chess ignores it when resolving moves
-/// (`Nf3#` without mate is accepted), so it is reported here for information only.
+/// The marks written after a move. python-chess ignores the check and mate marks when
+/// resolving moves (`Nf3#` without mate is accepted), so they are reported here for
+/// information only; the en passant mark is a claim the caller checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct SanSuffix {
     /// The token ends with `+`.
     pub check: bool,
     /// The token ends with `#`.
     pub mate: bool,
+    /// The token carries the en passant mark `ep` or `e.p.`: the move must be an en passant
+    /// capture (FIDE Laws art. 3.7.4.1), else the token is a syntax error.
+    pub en_passant: bool,
 }
 
 /// Why a token is not a move.
@@ -112,11 +121,14 @@ pub enum SanErrorKind {
     /// Something before the destination square is not `[NBKRQ]?[a-h]?[1-8]?[-x]?`,
     /// e.g. `Sf3` (localised piece letter), `Qd66`, `Pe4`, `B5b`.
     BadPrefix,
+    /// An en passant mark (`ep`, `e.p.`) on a token that cannot be an en passant capture:
+    /// not a pawn capture onto rank 3 or 6 (`Nf3ep`, `O-O e.p.`, `e4ep`, `exd5ep`).
+    BadEnPassant,
 }
 
 impl SanErrorKind {
     /// A short `snake_case` name for the reason (`empty`, `bad_char`, `no_destination`,
-    /// `bad_prefix`).
+    /// `bad_prefix`, `bad_en_passant`).
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -124,6 +136,7 @@ impl SanErrorKind {
             SanErrorKind::BadChar => "bad_char",
             SanErrorKind::NoDestination => "no_destination",
             SanErrorKind::BadPrefix => "bad_prefix",
+            SanErrorKind::BadEnPassant => "bad_en_passant",
         }
     }
 }
@@ -135,6 +148,9 @@ impl fmt::Display for SanErrorKind {
             SanErrorKind::BadChar => "character that is not printable ASCII",
             SanErrorKind::NoDestination => "no destination square at the end",
             SanErrorKind::BadPrefix => "unexpected characters before the destination square",
+            SanErrorKind::BadEnPassant => {
+                "en passant mark on a move that is not a pawn capture onto rank 3 or 6"
+            }
         };
         f.write_str(text)
     }
@@ -193,9 +209,11 @@ pub fn parse_san(token: &str) -> Result<(SanToken, SanSuffix), SanError> {
         _ => {}
     }
 
-    // Check / mate suffix (at most one character).
+    // Check / mate suffix (at most one character), with the en passant mark before or after
+    // it (no SAN body ends with `p` or `.`, so the mark never eats a move's own letters).
     let mut body = token.as_bytes();
     let mut suffix = SanSuffix::default();
+    strip_en_passant(&mut body, &mut suffix);
     match body.last() {
         Some(b'+') => suffix.check = true,
         Some(b'#') => suffix.mate = true,
@@ -204,11 +222,17 @@ pub fn parse_san(token: &str) -> Result<(SanToken, SanSuffix), SanError> {
     if suffix.check || suffix.mate {
         body = &body[..body.len() - 1];
     }
+    if !suffix.en_passant {
+        strip_en_passant(&mut body, &mut suffix);
+    }
 
-    match body {
-        b"O-O" | b"0-0" => return Ok((SanToken::Castle { long: false }, suffix)),
-        b"O-O-O" | b"0-0-0" => return Ok((SanToken::Castle { long: true }, suffix)),
-        _ => {}
+    let castle = match body {
+        b"O-O" | b"0-0" => Some(false),
+        b"O-O-O" | b"0-0-0" => Some(true),
+        _ => None,
+    };
+    if let Some(long) = castle {
+        return with_marks(token, SanToken::Castle { long }, suffix);
     }
 
     // Promotion: the body ends with a digit (the destination rank) or a promotion letter,
@@ -263,7 +287,57 @@ pub fn parse_san(token: &str) -> Result<(SanToken, SanSuffix), SanError> {
             promotion,
         },
     };
+    with_marks(token, san, suffix)
+}
+
+/// The lexed token with its marks, or [`SanErrorKind::BadEnPassant`] when an en passant
+/// mark stands on a token that cannot be an en passant capture.
+fn with_marks(
+    token: &str,
+    san: SanToken,
+    suffix: SanSuffix,
+) -> Result<(SanToken, SanSuffix), SanError> {
+    if suffix.en_passant && !may_capture_en_passant(&san) {
+        return Err(SanError {
+            token: token.to_owned(),
+            kind: SanErrorKind::BadEnPassant,
+        });
+    }
     Ok((san, suffix))
+}
+
+/// Removes a trailing en passant mark (`e.p.` or `ep`) from `body`, noting it in `suffix`.
+fn strip_en_passant(body: &mut &[u8], suffix: &mut SanSuffix) {
+    for mark in [b"e.p.".as_slice(), b"ep"] {
+        if let Some(rest) = body.strip_suffix(mark) {
+            *body = rest;
+            suffix.en_passant = true;
+            return;
+        }
+    }
+}
+
+/// Whether a token has the shape of an en passant capture (FIDE Laws art. 3.7.4.1): a pawn
+/// (no piece letter) moving one file sideways onto rank 3 or 6, without promotion.
+fn may_capture_en_passant(san: &SanToken) -> bool {
+    let (from_file, to) = match *san {
+        SanToken::Normal {
+            role: Role::Pawn,
+            from_file: Some(file),
+            from_rank: None,
+            to,
+            promotion: None,
+            ..
+        } => (file, to),
+        SanToken::FromTo {
+            from,
+            to,
+            promotion: None,
+            ..
+        } if from / 8 == if to / 8 == 5 { 4 } else { 3 } => (from % 8, to),
+        _ => return false,
+    };
+    matches!(to / 8, 2 | 5) && from_file.abs_diff(to % 8) == 1
 }
 
 /// Takes the first byte of `rest` if `f` accepts it.
@@ -463,17 +537,106 @@ mod tests {
             parse_san("Qxf7#").map(|(_, s)| s),
             Ok(SanSuffix {
                 check: false,
-                mate: true
+                mate: true,
+                en_passant: false
             })
         );
         assert_eq!(
             parse_san("e8=Q+").map(|(_, s)| s),
             Ok(SanSuffix {
                 check: true,
-                mate: false
+                mate: false,
+                en_passant: false
             })
         );
         assert_eq!(parse_san("e4").map(|(_, s)| s), Ok(SanSuffix::default()));
+    }
+
+    #[test]
+    fn en_passant_marks() {
+        let ep = |t: &str| match parse_san(t) {
+            Ok((tok, s)) => {
+                assert!(s.en_passant, "{t:?}");
+                (tok, s)
+            }
+            Err(e) => panic!("{t:?} should lex: {e}"),
+        };
+        let exd6 = normal(Role::Pawn, Some(4), None, true, "d6", None);
+        assert_eq!(ep("exd6ep").0, exd6);
+        assert_eq!(ep("exd6e.p.").0, exd6);
+        assert_eq!(
+            ep("exd6ep+"),
+            (
+                exd6,
+                SanSuffix {
+                    check: true,
+                    mate: false,
+                    en_passant: true
+                }
+            )
+        );
+        assert_eq!(
+            ep("exd6+e.p.").1,
+            SanSuffix {
+                check: true,
+                mate: false,
+                en_passant: true
+            }
+        );
+        assert_eq!(
+            ep("exd6e.p.#").1,
+            SanSuffix {
+                check: false,
+                mate: true,
+                en_passant: true
+            }
+        );
+        assert_eq!(
+            ep("dxe3ep").0,
+            normal(Role::Pawn, Some(3), None, true, "e3", None)
+        );
+        assert_eq!(
+            ep("e5d6ep").0,
+            SanToken::FromTo {
+                from: sq("e5"),
+                to: sq("d6"),
+                capture: false,
+                promotion: None
+            }
+        );
+        assert_eq!(
+            ep("b4xa3e.p.").0,
+            SanToken::FromTo {
+                from: sq("b4"),
+                to: sq("a3"),
+                capture: true,
+                promotion: None
+            }
+        );
+        assert!(!parse_san("exd6").is_ok_and(|(_, s)| s.en_passant));
+        for t in [
+            "Nf3ep",
+            "O-Oep",
+            "0-0-0e.p.",
+            "e4ep",
+            "xe6ep",
+            "exd5ep",
+            "exc6ep",
+            "e5e6ep",
+            "e2d3ep",
+            "exd6=Qep",
+            "Kxd6ep",
+            "e6ep",
+        ] {
+            assert_eq!(
+                parse_san(t).map_err(|e| e.kind),
+                Err(SanErrorKind::BadEnPassant),
+                "{t:?}"
+            );
+        }
+        for t in ["ep", "e.p.", "exd6epep", "exd6e.p", "exd6 e.p.", "--ep"] {
+            assert!(parse_san(t).is_err(), "{t:?}");
+        }
     }
 
     #[test]

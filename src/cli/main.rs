@@ -2,6 +2,7 @@
 //! and explain the pipeline's stages. This file parses the arguments and dispatches; each
 //! command lives in its own module, with its printing and exit status.
 
+mod interrupt;
 mod moves;
 mod perft;
 mod profile;
@@ -23,6 +24,11 @@ struct Cli {
     /// pipelines of one partition each side by side instead, on shares of each batch.
     #[arg(long, global = true)]
     threads: Option<usize>,
+    /// Memory limit of the run, for all --threads together (e.g. 2GiB, 512MiB; default: half
+    /// the physical memory). Operators spill to disk first; a run that cannot stay within
+    /// it stops with an error naming the limit (exit 2), perft before a level too big.
+    #[arg(long, global = true, value_name = "SIZE")]
+    memory_limit: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -33,7 +39,9 @@ enum Command {
     ///
     /// Games are read, validated and written --batch at a time (memory does not grow with
     /// the input). Summary on stderr. Exit status: 0 all games legal, 1 some game illegal or
-    /// malformed, 2 usage or I/O error.
+    /// malformed, 2 usage or I/O error, 130 stopped by Ctrl-C (after the batch being
+    /// validated; the report written so far is kept as OUT.partial). Report files are
+    /// written under a temporary name and renamed when complete.
     Validate(validate::Args),
     /// List the legal moves of a position (SAN and UCI), or of every FEN line of a file.
     Moves(moves::Args),
@@ -91,6 +99,10 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     let mut config = PipelineConfig::default();
     if let Some(t) = cli.threads {
         config.target_partitions = t.max(1);
+    }
+    if let Some(size) = &cli.memory_limit {
+        let limit = sqlchess::session::memory::parse_size(size)?;
+        config.memory = sqlchess::session::memory::MemoryBudget::new(limit)?;
     }
     // planned only when awaited: `validate` plans its own pipelines instead
     let engine = Engine::new(config.clone());

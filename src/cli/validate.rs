@@ -60,7 +60,8 @@ fn format_help(f: Format) -> &'static str {
 const STDOUT: &str = "<stdout>";
 
 /// Runs `sqlchess validate` on `config.target_partitions` pipelines. Exit status: 0 all
-/// games legal, 1 some game illegal or malformed, 2 an input could not be read.
+/// games legal, 1 some game illegal or malformed, 2 an input could not be read, 130 stopped
+/// by Ctrl-C or SIGTERM ([`crate::interrupt`]).
 pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
     let validator = Validator::new(config.target_partitions, config).await?;
     let files = if args.files.is_empty() {
@@ -89,6 +90,10 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         (Some(path), Some(f)) => Some(ReportWriter::create(path, f, report::plies_schema())?),
         _ => None,
     };
+    let interrupt = crate::interrupt::Interrupt::install().unwrap_or_else(|e| {
+        eprintln!("warning: Ctrl-C will not stop cleanly: {e}");
+        crate::interrupt::Interrupt::default()
+    });
     let bytes = ByteCounter::new();
     let pb = progress_bar(inputs.iter().map(Input::size).sum());
     pb.set_message("0 games validated");
@@ -108,7 +113,7 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
             t0,
         )
     };
-    for input in &inputs {
+    'inputs: for input in &inputs {
         let reader = match input.open(&bytes) {
             Ok(r) => r,
             Err(e) => {
@@ -132,16 +137,36 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
                 }
             }
             pb.set_position(bytes.get());
+            if interrupt.requested() {
+                break 'inputs;
+            }
             if games.len() >= batch {
                 flush(&games)?;
                 games.clear();
             }
         }
     }
-    flush(&games)?;
-    sink.finish()?;
-    if let Some(w) = plies {
-        w.finish()?;
+    let interrupted = interrupt.requested();
+    let mut stopped = vec![];
+    if interrupted {
+        // the games read since the last batch are not validated
+        stopped.push(format!(
+            "interrupted: {} games validated and written to {}",
+            summary.games,
+            sink.finish_partial()?
+        ));
+        if let Some(w) = plies {
+            let rows = w.rows();
+            if let Some(path) = w.finish_partial()? {
+                stopped.push(format!("{rows} plies written to {}", path.display()));
+            }
+        }
+    } else {
+        flush(&games)?;
+        sink.finish()?;
+        if let Some(w) = plies {
+            w.finish()?;
+        }
     }
     pb.finish_and_clear();
     summary.print(
@@ -150,13 +175,18 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         inputs.len(),
         io_errors,
     );
+    for line in stopped {
+        eprintln!("{line}");
+    }
     if args.profile {
         print!(
             "{}",
             ProfileReport::of_engines(validator.engines()).to_table()
         );
     }
-    Ok(if io_errors > 0 {
+    Ok(if interrupted {
+        ExitCode::from(crate::interrupt::EXIT_INTERRUPTED)
+    } else if io_errors > 0 {
         ExitCode::from(ERROR_EXIT)
     } else if summary.bad() > 0 {
         ExitCode::from(1)
@@ -216,6 +246,18 @@ impl ReportSink {
                     path: STDOUT.into(),
                     source: e,
                 }),
+        }
+    }
+
+    /// Ends an interrupted run: keeps the rows written so far (a file as NAME.partial) and
+    /// returns where they are.
+    fn finish_partial(self) -> Result<String> {
+        match self {
+            ReportSink::Report(w) => Ok(match w.finish_partial()? {
+                Some(path) => path.display().to_string(),
+                None => STDOUT.into(),
+            }),
+            lines => lines.finish().map(|()| STDOUT.into()),
         }
     }
 

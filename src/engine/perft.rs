@@ -53,8 +53,10 @@ impl Engine {
             vec![nodes_batch(&ids, &ids, &vec![1; ids.len()])?],
         )
         .await?;
-        for _ in 1..depth {
+        let mut sizes = None;
+        for level in 1..depth {
             p.run_all(LEGAL).await?;
+            self.check_next_level(depth, level, &mut sizes).await?;
             let moves = p.run(Stage::PerftMoves).await?;
             p.set_table(InputTable::ChosenMoves, moves).await?;
             let children = p.run(Stage::PerftChildren).await?;
@@ -75,6 +77,48 @@ impl Engine {
             }
         }
         Ok(out)
+    }
+
+    /// Refuses a perft level whose tables cannot fit in the memory limit, estimated from the
+    /// level sizes: the bytes one more position adds to the level tables (measured between
+    /// the previous level and this one, as small levels carry a fixed cost per batch) times
+    /// the positions the next level adds (this level's legal moves, before positions
+    /// reached twice are merged). `prev` carries (positions, bytes) from level to level.
+    ///
+    /// Errors: [`crate::session::SessionError::MemoryLimit`] naming the depth and level.
+    async fn check_next_level(
+        &self,
+        depth: u32,
+        level: u32,
+        prev: &mut Option<(f64, f64)>,
+    ) -> Result<()> {
+        let p = self.pipeline();
+        let rows = |b: Vec<RecordBatch>| b.iter().map(RecordBatch::num_rows).sum::<usize>();
+        let positions = rows(p.table(InputTable::Positions).await?).max(1) as f64;
+        let next = rows(p.table(Stage::LegalMoves).await?);
+        let tables = LEGAL
+            .stages
+            .iter()
+            .map(|s| s.name())
+            .chain([InputTable::Positions.name(), InputTable::Pieces.name()]);
+        let memory = p.session().memory();
+        let now = memory.bytes_of(tables) as f64;
+        // the first level has too few positions to tell the cost of one more
+        let Some((n, bytes)) = prev.replace((positions, now)) else {
+            return Ok(());
+        };
+        let per_position = if positions > n {
+            (now - bytes).max(0.0) / (positions - n)
+        } else {
+            now / positions
+        };
+        Ok(memory.budget().check_estimate(
+            &format!(
+                "perft depth {depth}: level {} ({next} positions)",
+                level + 1
+            ),
+            (per_position * (next as f64 - positions).max(0.0)) as u64,
+        )?)
     }
 
     /// Keeps only the merged representatives in `positions`/`pieces` and numbers them

@@ -67,8 +67,10 @@ pub(crate) async fn replay(
         for b in &states {
             for id in read::primitive::<UInt64Type>(b, "position_id")?.values() {
                 let token = moves.get(id).and_then(|m| m.get(ply)).map(|t| parse_san(t));
-                if let Some(Ok((t, _))) = token
+                // an en passant mark is checked against the move by the full stages
+                if let Some(Ok((t, suffix))) = token
                     && replayable(&t)
+                    && !suffix.en_passant
                 {
                     tokens.push((*id, t));
                 }

@@ -1,6 +1,8 @@
 //! Move tokens (SAN, UCI, null moves, as python-chess `parse_san` reads them) played on
 //! positions: checked on their own by replay first, resolved among all legal moves else.
 
+use std::collections::HashSet;
+
 use super::{Engine, replay};
 use crate::chess::fen::Setup;
 use crate::chess::san::{SanToken, parse_san};
@@ -13,6 +15,14 @@ crate::table_row! {
     pub(crate) struct TokenVerdict {
         pub(crate) position_id: u64,
         pub(crate) n_matches: i64,
+    }
+}
+
+crate::table_row! {
+    /// Of a row of stage `token_moves`: whether the chosen move is an en passant capture.
+    struct ChosenEnPassant {
+        position_id: u64,
+        is_en_passant: bool,
     }
 }
 
@@ -46,15 +56,23 @@ impl Engine {
         let mut out: Vec<std::result::Result<Setup, TokenError>> =
             vec![Err(TokenError::NoLegalMove); setups.len()];
         let mut lexed = vec![];
+        // tokens with an en passant mark (`exd6 e.p.`): checked against the move they resolve
+        // to by the full stages
+        let mut ep_marked = HashSet::new();
         for (i, t) in tokens.iter().enumerate() {
             match parse_san(t) {
-                Ok((tok, _)) => lexed.push((i as u64, tok)),
+                Ok((tok, suffix)) => {
+                    if suffix.en_passant {
+                        ep_marked.insert(i as u64);
+                    }
+                    lexed.push((i as u64, tok));
+                }
                 Err(e) => out[i] = Err(TokenError::Syntax(e)),
             }
         }
         let quick: Vec<(u64, &SanToken)> = lexed
             .iter()
-            .filter(|(_, t)| replay::replayable(t))
+            .filter(|(i, t)| replay::replayable(t) && !ep_marked.contains(i))
             .map(|(i, t)| (*i, t))
             .collect();
         if !quick.is_empty() {
@@ -72,17 +90,19 @@ impl Engine {
         }
         lexed.retain(|(i, _)| out[*i as usize].is_err());
         if !lexed.is_empty() {
-            self.resolve_tokens(setups, &lexed, &mut out).await?;
+            self.resolve_tokens(setups, &lexed, &ep_marked, &mut out)
+                .await?;
         }
         Ok(out)
     }
 
     /// [`Engine::play_tokens`] for the lexed tokens (position index, token) among all legal
-    /// moves.
+    /// moves; a token in `ep_marked` must resolve to an en passant capture.
     async fn resolve_tokens(
         &self,
         setups: &[Setup],
         lexed: &[(u64, SanToken)],
+        ep_marked: &HashSet<u64>,
         out: &mut [std::result::Result<Setup, TokenError>],
     ) -> Result<()> {
         let p = self.pipeline();
@@ -113,7 +133,20 @@ impl Engine {
                 });
             }
         }
-        let moves = p.run(Stage::TokenMoves).await?;
+        let mut moves = p.run(Stage::TokenMoves).await?;
+        let refused: HashSet<u64> = ChosenEnPassant::read_rows(&moves)?
+            .into_iter()
+            .filter(|m| ep_marked.contains(&m.position_id) && !m.is_en_passant)
+            .map(|m| m.position_id)
+            .collect();
+        if !refused.is_empty() {
+            for id in &refused {
+                if let Some(slot) = out.get_mut(*id as usize) {
+                    *slot = Err(TokenError::NotEnPassant);
+                }
+            }
+            moves = tables::filter_ids(&moves, |id| !refused.contains(&id))?;
+        }
         p.set_table(InputTable::ChosenMoves, moves).await?;
         self.advance().await?;
         for (id, s) in self.loaded_setups().await? {

@@ -1,10 +1,15 @@
 //! Report tables: game reports as Arrow record batches, and writing any record batches as
 //! CSV, JSON lines, Parquet or Arrow IPC (chosen by file extension or explicitly), at once
 //! ([`write_batches`]) or batch by batch as they are produced ([`ReportWriter`]).
+//!
+//! A report file is written under a temporary name in its folder (`.NAME.XXXXXX.tmp`) and
+//! renamed to its name only by [`ReportWriter::finish`]: a run that fails or is killed never
+//! leaves a file under the report's name that looks complete (an older file of that name
+//! stays as it was until the new one replaces it in one rename). An interrupted run keeps
+//! what it wrote under `NAME.partial` ([`ReportWriter::finish_partial`]).
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
@@ -212,27 +217,57 @@ enum Inner {
 /// JSON lines write nulls explicitly (every row has every column), Parquet is
 /// zstd-compressed in row groups of at most 131,072 rows, Arrow is an IPC file.
 ///
-/// Call [`ReportWriter::finish`] at the end: it writes the format's footer and flushes;
-/// a writer dropped without it leaves an incomplete Parquet or Arrow file.
+/// Call [`ReportWriter::finish`] at the end: it writes the format's footer, flushes and (for
+/// a file) renames the temporary file to the report's name; a writer dropped without it
+/// deletes its temporary file.
 pub struct ReportWriter {
     inner: Inner,
     schema: SchemaRef,
     name: String,
     rows: u64,
+    /// For a file: the temporary file being written (deleted on drop) and the report's path.
+    target: Option<(tempfile::TempPath, PathBuf)>,
 }
 
 impl ReportWriter {
-    /// Creates (truncates) the file `path` and opens a writer of `format` on it.
+    /// Opens a writer of `format` for the file `path`: it writes a temporary file in the
+    /// same folder, which [`ReportWriter::finish`] renames to `path` (replacing a file of
+    /// that name).
     ///
-    /// Errors: [`Error::Io`] naming the path, [`Error::Arrow`] / [`Error::Parquet`] from the
-    /// writers.
+    /// Errors: [`Error::Io`] naming the path (e.g. its folder does not exist or is not
+    /// writable), [`Error::Arrow`] / [`Error::Parquet`] from the writers.
     pub fn create(path: &Path, format: Format, schema: SchemaRef) -> Result<ReportWriter> {
         let name = path.display().to_string();
-        let file = File::create(path).map_err(|e| Error::Io {
+        let io = |source| Error::Io {
             path: name.clone(),
-            source: e,
+            source,
+        };
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let file_name = path.file_name().ok_or_else(|| {
+            io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a file name",
+            ))
         })?;
-        ReportWriter::new(Box::new(file), &name, format, schema)
+        let mut prefix = std::ffi::OsString::from(".");
+        prefix.push(file_name);
+        prefix.push(".");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        #[cfg(unix)]
+        {
+            // as File::create makes it (the umask applies), not tempfile's owner-only 0600
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let temp = builder.tempfile_in(folder).map_err(io)?;
+        let (file, temp_path) = temp.into_parts();
+        let mut w = ReportWriter::new(Box::new(file), &name, format, schema)?;
+        w.target = Some((temp_path, path.to_path_buf()));
+        Ok(w)
     }
 
     /// Opens a writer of `format` on any byte sink (e.g. standard output); `name` names it
@@ -277,6 +312,7 @@ impl ReportWriter {
             schema,
             name,
             rows: 0,
+            target: None,
         })
     }
 
@@ -315,33 +351,74 @@ impl ReportWriter {
         self.rows
     }
 
-    /// Writes the footer (Parquet, Arrow), the CSV header if no row was written, and flushes.
+    /// Writes the footer (Parquet, Arrow), the CSV header if no row was written, flushes,
+    /// and renames the temporary file to the report's path.
     ///
-    /// Errors: as [`ReportWriter::write`].
+    /// Errors: as [`ReportWriter::write`]; [`Error::Io`] naming the path when the rename
+    /// fails (the temporary file is deleted then).
     pub fn finish(self) -> Result<()> {
-        let name = self.name.clone();
-        let io = |e: std::io::Error| Error::Io {
-            path: name.clone(),
-            source: e,
-        };
-        let mut sink = match self.inner {
-            Inner::Csv(mut w) => {
-                if self.rows == 0 {
-                    // the header only: the writer writes it with the first batch
-                    w.write(&RecordBatch::new_empty(self.schema.clone()))
-                        .map_err(|e| arrow_error(&name, e))?;
-                }
-                w.into_inner()
-            }
-            Inner::Json(mut w) => {
-                w.finish().map_err(|e| arrow_error(&name, e))?;
-                w.into_inner()
-            }
-            Inner::Parquet(w) => (*w).into_inner().map_err(|e| parquet_error(&name, e))?,
-            Inner::Arrow(w) => w.into_inner().map_err(|e| arrow_error(&name, e))?,
-        };
-        sink.flush().map_err(io)
+        self.finish_as(|path| path.to_path_buf()).map(|_| ())
     }
+
+    /// For a run that stops early (interrupted): completes the file as
+    /// [`ReportWriter::finish`] does, with the rows written so far, but under the name
+    /// `NAME.partial` instead of the report's name. Returns that path (`None` for a writer
+    /// on standard output, which is only flushed).
+    ///
+    /// Errors: as [`ReportWriter::finish`].
+    pub fn finish_partial(self) -> Result<Option<PathBuf>> {
+        self.finish_as(|path| {
+            let mut name = path.as_os_str().to_owned();
+            name.push(".partial");
+            PathBuf::from(name)
+        })
+    }
+
+    /// Completes the format and renames the temporary file to `to(report path)`.
+    fn finish_as(self, to: impl Fn(&Path) -> PathBuf) -> Result<Option<PathBuf>> {
+        let ReportWriter {
+            inner,
+            schema,
+            name,
+            rows,
+            target,
+        } = self;
+        complete(inner, &schema, &name, rows)?;
+        let Some((temp, path)) = target else {
+            return Ok(None);
+        };
+        let dest = to(&path);
+        temp.persist(&dest).map_err(|e| Error::Io {
+            path: dest.display().to_string(),
+            source: e.error,
+        })?;
+        Ok(Some(dest))
+    }
+}
+
+/// Writes the footer (Parquet, Arrow), the CSV header if no row was written, and flushes.
+fn complete(inner: Inner, schema: &SchemaRef, name: &str, rows: u64) -> Result<()> {
+    let io = |e: std::io::Error| Error::Io {
+        path: name.to_string(),
+        source: e,
+    };
+    let mut sink = match inner {
+        Inner::Csv(mut w) => {
+            if rows == 0 {
+                // the header only: the writer writes it with the first batch
+                w.write(&RecordBatch::new_empty(schema.clone()))
+                    .map_err(|e| arrow_error(name, e))?;
+            }
+            w.into_inner()
+        }
+        Inner::Json(mut w) => {
+            w.finish().map_err(|e| arrow_error(name, e))?;
+            w.into_inner()
+        }
+        Inner::Parquet(w) => (*w).into_inner().map_err(|e| parquet_error(name, e))?,
+        Inner::Arrow(w) => w.into_inner().map_err(|e| arrow_error(name, e))?,
+    };
+    sink.flush().map_err(io)
 }
 
 /// Arrow errors of a writer, I/O failures as [`Error::Io`] naming the file.

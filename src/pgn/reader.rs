@@ -14,8 +14,10 @@
 //! * Byte-level lexing, no recursion: memory is bounded by the largest single game (its tags and
 //!   main-line tokens; comments and variations are skipped, not stored). Nesting depth is a
 //!   counter, so 10,000 nested variations or a 1 MiB line of sibling variations are fine.
-//! * Each game's text is decoded as UTF-8 if all its bytes are valid UTF-8, else as Latin-1
-//!   ([`Encoding`]). Any byte sequence is accepted; the reader never panics.
+//! * Each game's text is decoded as UTF-8 if all its bytes are valid UTF-8, else as
+//!   Windows-1252 ([`Encoding`]; the superset of Latin-1 that files from older Windows
+//!   databases use, `0x92` is `’`; decoded by `encoding_rs`). Any byte sequence is accepted;
+//!   the reader never panics.
 //! * A UTF-8 byte order mark at the start of the input is skipped (also one at the start of a
 //!   token, as in concatenated files); LF, CRLF and CR-only line endings are all line breaks.
 //! * Tag pairs `[Name "value"]` (several per line allowed; `\"` and `\\` escapes), `{...}`
@@ -26,11 +28,15 @@
 //!   the move as in `12.e4` or `1...e5`; a lone `...` is skipped too).
 //! * Tokens are delimited by whitespace and the PGN delimiters `{ } ( ) [ ] ; $`. Check and mate
 //!   marks (`+`, `#`) stay on the move. Null moves (`--`, `Z0`, `0000`, `@@@@`) are moves.
+//!   The en passant mark `e.p.` written as its own token is not a ply: it is glued to the
+//!   main-line move before it (`exd6 e.p.` is reported as `exd6e.p.`), whose lexer
+//!   ([`crate::chess::san::parse_san`]) reads the mark.
 //!
 //! Game boundaries:
 //!
-//! * a termination marker (`1-0`, `0-1`, `1/2-1/2`, `*`) outside variations ends the game (a
-//!   marker inside a variation is skipped);
+//! * a termination marker (`1-0`, `0-1`, `1/2-1/2`, `*`, and `½-½` for `1/2-1/2`, in UTF-8
+//!   or as the Windows-1252 byte `0xBD`) outside variations ends the game (a marker inside a
+//!   variation is skipped);
 //! * a `[` after the movetext has started (outside comments, at any nesting depth) ends the game
 //!   and starts the next one's tag section, even without a blank line in between; this is also
 //!   how a game without termination marker ends (or at end of input);
@@ -50,17 +56,18 @@ use std::io::{self, BufRead};
 pub enum Encoding {
     /// All bytes of the game are valid UTF-8.
     Utf8,
-    /// The game's bytes are not valid UTF-8; every byte was read as one Latin-1 character.
-    Latin1,
+    /// The game's bytes are not valid UTF-8; every byte was read as one Windows-1252
+    /// character (Latin-1 except `0x80..=0x9F`, where Windows-1252 has `€`, `’`, `…`, …).
+    Windows1252,
 }
 
 impl Encoding {
-    /// `"utf-8"` or `"latin-1"` (the spelling of the oracle's `games.csv`).
+    /// `"utf-8"` or `"windows-1252"` (WHATWG encoding labels).
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Encoding::Utf8 => "utf-8",
-            Encoding::Latin1 => "latin-1",
+            Encoding::Windows1252 => "windows-1252",
         }
     }
 }
@@ -162,7 +169,8 @@ pub struct RawGame {
     /// Tag pairs in order, values unescaped (`\"` and `\\`).
     pub tags: Vec<(String, String)>,
     /// Main-line movetext tokens in order, raw text (move numbers, NAGs, `!`/`?` glyphs,
-    /// comments, variations and the result removed). Token `i` is ply `i + 1`.
+    /// comments, variations and the result removed; an `e.p.` token glued to the move before
+    /// it). Token `i` is ply `i + 1`.
     pub moves: Vec<String>,
     /// The termination marker if present: `"1-0"`, `"0-1"`, `"1/2-1/2"` or `"*"`.
     pub result: Option<String>,
@@ -423,8 +431,12 @@ impl<R: BufRead> PgnReader<R> {
                         }
                     } else if g.depth == 0 && !g.frozen {
                         let mv = move_of(token);
-                        if !mv.is_empty() {
-                            g.moves.push(mv.to_vec());
+                        match g.moves.last_mut() {
+                            Some(last) if mv == EN_PASSANT_MARK => {
+                                last.extend_from_slice(mv);
+                            }
+                            _ if !mv.is_empty() => g.moves.push(mv.to_vec()),
+                            _ => {}
                         }
                     }
                 }
@@ -473,7 +485,7 @@ impl<R: BufRead> PgnReader<R> {
         let encoding = if self.src.utf8.is_complete() {
             Encoding::Utf8
         } else {
-            Encoding::Latin1
+            Encoding::Windows1252
         };
         let index = self.index;
         self.index += 1;
@@ -494,12 +506,16 @@ impl<R: BufRead> PgnReader<R> {
     }
 }
 
-/// The termination marker a token is, if it is one.
+/// The en passant mark written as a token of its own (FIDE Laws, Appendix C.13).
+const EN_PASSANT_MARK: &[u8] = b"e.p.";
+
+/// The termination marker a token is, if it is one (`½-½` in UTF-8 or Windows-1252 reads as
+/// `1/2-1/2`).
 fn result_marker(token: &[u8]) -> Option<&'static str> {
     match token {
         b"1-0" => Some("1-0"),
         b"0-1" => Some("0-1"),
-        b"1/2-1/2" => Some("1/2-1/2"),
+        b"1/2-1/2" | b"\xc2\xbd-\xc2\xbd" | b"\xbd-\xbd" => Some("1/2-1/2"),
         b"*" => Some("*"),
         _ => None,
     }
@@ -541,7 +557,10 @@ fn decode(bytes: Vec<u8>, encoding: Encoding) -> String {
     match encoding {
         Encoding::Utf8 => String::from_utf8(bytes)
             .unwrap_or_else(|e| e.as_bytes().iter().map(|&b| char::from(b)).collect()),
-        Encoding::Latin1 => bytes.iter().map(|&b| char::from(b)).collect(),
+        Encoding::Windows1252 => encoding_rs::WINDOWS_1252
+            .decode_without_bom_handling(&bytes)
+            .0
+            .into_owned(),
     }
 }
 
@@ -1039,7 +1058,7 @@ mod tests {
         let g = read_fixture("malformed/nonutf8_tag_value.pgn");
         assert_eq!(
             [g[0].encoding, g[1].encoding, g[2].encoding],
-            [Encoding::Utf8, Encoding::Latin1, Encoding::Utf8]
+            [Encoding::Utf8, Encoding::Windows1252, Encoding::Utf8]
         );
         assert!(
             g[1].tags
@@ -1048,7 +1067,7 @@ mod tests {
         );
 
         let g = read_fixture("malformed/nonutf8_comment.pgn");
-        assert_eq!(g[1].encoding, Encoding::Latin1);
+        assert_eq!(g[1].encoding, Encoding::Windows1252);
 
         let g = read_fixture("malformed/bom_crlf.pgn");
         assert_eq!(g[0].tags[0].0, "Event");
@@ -1096,7 +1115,7 @@ mod tests {
         assert!(!games.is_empty());
         for g in &games {
             assert!(g.fault.is_some() || g.moves.is_empty(), "game {}", g.index);
-            assert_eq!(g.encoding, Encoding::Latin1);
+            assert_eq!(g.encoding, Encoding::Windows1252);
         }
     }
 
@@ -1348,7 +1367,7 @@ mod tests {
         let g =
             read_bytes(b"[White \"M\xfcller\"]\n\n1. e4 *\n\n[White \"M\xc3\xbcller\"]\n\n1. e4 *");
         assert_eq!(g[0].tag("White"), Some("Müller"));
-        assert_eq!(g[0].encoding, Encoding::Latin1);
+        assert_eq!(g[0].encoding, Encoding::Windows1252);
         assert_eq!(g[1].tag("White"), Some("Müller"));
         assert_eq!(g[1].encoding, Encoding::Utf8);
         // A truncated or overlong sequence is not UTF-8.
@@ -1357,13 +1376,55 @@ mod tests {
             b"{\xc0\xaf} 1. e4 *",
             b"{\xed\xa0\x80} 1. e4 *",
         ] {
-            assert_eq!(read_bytes(bad)[0].encoding, Encoding::Latin1, "{bad:?}");
+            assert_eq!(
+                read_bytes(bad)[0].encoding,
+                Encoding::Windows1252,
+                "{bad:?}"
+            );
         }
         assert_eq!(
             read_bytes("{\u{1F600}} 1. e4 *".as_bytes())[0].encoding,
             Encoding::Utf8
         );
-        assert_eq!(Encoding::Latin1.as_str(), "latin-1");
+        assert_eq!(Encoding::Windows1252.as_str(), "windows-1252");
+        // Windows-1252, not Latin-1: 0x92 is a right single quotation mark, 0x80 the euro sign
+        let g = read_bytes(b"[Event \"Players\x92 Cup\"]\n[Site \"\x80 \xe9\"]\n\n1. e4 *");
+        assert_eq!(g[0].tag("Event"), Some("Players\u{2019} Cup"));
+        assert_eq!(g[0].tag("Site"), Some("\u{20ac} \u{e9}"));
+        assert_eq!(g[0].encoding, Encoding::Windows1252);
+    }
+
+    #[test]
+    fn half_point_marker_ends_the_game() {
+        for text in [
+            "1. e4 e5 \u{bd}-\u{bd}\n\n1. d4 *".as_bytes(),
+            b"1. e4 e5 \xbd-\xbd\n\n1. d4 *",
+        ] {
+            let g = read_bytes(text);
+            assert_eq!(g.len(), 2, "{text:?}");
+            assert_eq!(moves(&g[0]), ["e4", "e5"]);
+            assert_eq!(g[0].result.as_deref(), Some("1/2-1/2"));
+            assert_eq!(moves(&g[1]), ["d4"]);
+            assert_eq!(g[1].result.as_deref(), Some("*"));
+        }
+        // inside a variation it is skipped, like any marker
+        let g = read_str("1. e4 (1. d4 \u{bd}-\u{bd}) e5 1-0");
+        assert_eq!(moves(&g[0]), ["e4", "e5"]);
+        assert_eq!(g[0].result.as_deref(), Some("1-0"));
+    }
+
+    #[test]
+    fn en_passant_mark_token_joins_its_move() {
+        let g = read_str("1. e4 Nf6 2. e5 d5 3. exd6 e.p. Nc6 4. e.p. *");
+        assert_eq!(
+            moves(&g[0]),
+            ["e4", "Nf6", "e5", "d5", "exd6e.p.", "Nc6e.p."]
+        );
+        let g = read_str("e.p. 1. e4 *");
+        assert_eq!(moves(&g[0]), ["e.p.", "e4"]);
+        // a mark inside a variation stays there
+        let g = read_str("1. e4 (1. d4 e.p.) e5 *");
+        assert_eq!(moves(&g[0]), ["e4", "e5"]);
     }
 
     #[test]

@@ -51,6 +51,7 @@ impl SeedPipeline {
         let config = PipelineConfig {
             target_partitions: partitions.max(1),
             batch_size: 8192,
+            ..PipelineConfig::default()
         };
         let session = Session::new(spec, &config).await?;
         let moves = session

@@ -54,6 +54,23 @@ pub enum SessionError {
     /// Arrow failed (casting, building batches).
     #[error(transparent)]
     Arrow(#[from] ArrowError),
+    /// The run needs more memory than its limit (`--memory-limit`,
+    /// [`crate::session::memory::MemoryBudget`]) allows.
+    #[error("memory limit of {} exceeded: {what} (raise --memory-limit or use smaller batches)", crate::session::memory::human(*.limit))]
+    MemoryLimit {
+        /// The limit in bytes.
+        limit: u64,
+        /// What needed the memory.
+        what: String,
+    },
+    /// A memory size that does not parse ([`crate::session::memory::parse_size`]).
+    #[error("memory limit {text:?}: {reason}")]
+    Size {
+        /// The text given.
+        text: String,
+        /// Why it does not parse.
+        reason: String,
+    },
     /// A lock was poisoned by a panic in another thread.
     #[error("internal lock poisoned")]
     Poisoned,

@@ -30,6 +30,7 @@ use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 pub mod error;
+pub mod memory;
 pub mod metrics;
 pub mod read;
 pub mod slot;
@@ -49,6 +50,9 @@ pub struct PipelineConfig {
     pub target_partitions: usize,
     /// Arrow batch size in rows. Default 8192.
     pub batch_size: usize,
+    /// The memory limit shared by every session made with this config (and its clones).
+    /// Default: [`memory::default_limit`].
+    pub memory: memory::MemoryBudget,
 }
 
 impl Default for PipelineConfig {
@@ -59,6 +63,7 @@ impl Default for PipelineConfig {
         PipelineConfig {
             target_partitions: cores,
             batch_size: 8192,
+            memory: memory::MemoryBudget::default(),
         }
     }
 }
@@ -122,6 +127,8 @@ pub struct Session {
     profile: Mutex<HashMap<&'static str, StageProfile>>,
     keep_plans: AtomicBool,
     last_plans: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
+    /// The Arrow memory of the tables kept, reserved in the memory limit's pool.
+    memory: memory::TableMemory,
 }
 
 impl Session {
@@ -155,7 +162,7 @@ impl Session {
                 false,
             );
         let mut s = Session {
-            ctx: SessionContext::new_with_config(session),
+            ctx: SessionContext::new_with_config_rt(session, config.memory.runtime()),
             tables: HashMap::new(),
             base: vec![],
             order: vec![],
@@ -166,6 +173,7 @@ impl Session {
             profile: Mutex::new(HashMap::new()),
             keep_plans: AtomicBool::new(false),
             last_plans: Mutex::new(HashMap::new()),
+            memory: config.memory.tables("session"),
         };
         for st in &spec.statics {
             let df = s.ctx.sql(st.sql).await.map_err(plan_error(st.name))?;
@@ -280,6 +288,7 @@ impl Session {
     pub async fn set_table(&self, name: &str, batches: Vec<RecordBatch>) -> Result<()> {
         let table = self.table_ref(name)?;
         let schema = table.schema();
+        self.memory.account(name, &batches)?;
         // Rows are spread evenly over the partitions (batches sliced, zero-copy), so that every
         // core gets a share of each scan even when the input is one batch.
         let total: usize = batches.iter().map(|b| b.num_rows()).sum();
@@ -378,7 +387,9 @@ impl Session {
         t0: Instant,
     ) -> Result<Vec<RecordBatch>> {
         let t1 = Instant::now();
-        let batches = collect(physical.clone(), self.ctx.task_ctx()).await?;
+        let batches = collect(physical.clone(), self.ctx.task_ctx())
+            .await
+            .map_err(|e| self.memory.budget().stage_error(name, e))?;
         let t2 = Instant::now();
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         {
@@ -397,6 +408,12 @@ impl Session {
                 .insert(name, physical);
         }
         Ok(batches)
+    }
+
+    /// The memory the tables kept between stages take, within the config's
+    /// [`memory::MemoryBudget`].
+    pub fn memory(&self) -> &memory::TableMemory {
+        &self.memory
     }
 
     /// Creates the physical plan of an optimised logical plan (no re-optimisation).
@@ -547,6 +564,7 @@ mod tests {
         PipelineConfig {
             target_partitions: 2,
             batch_size: 8192,
+            ..PipelineConfig::default()
         }
     }
 

@@ -26,6 +26,17 @@ use super::Run;
 use super::report::{ErrorKind, PlyRow, fen_of, short};
 use super::rows::{PositionStatus, move_flags, read_status, read_verdicts};
 
+/// The move tokens of one ply ([`Run::lex_tokens`]).
+struct Lexed {
+    /// The lexed tokens by game id.
+    tokens: Vec<(u64, SanToken)>,
+    /// The games whose token carries the en passant mark (`exd6 e.p.`, FIDE Laws
+    /// Appendix C.13): the move it resolves to must be an en passant capture.
+    ep_marked: HashSet<u64>,
+    /// The games that end here.
+    finished: Vec<u64>,
+}
+
 /// The live games' current positions and what `position_status` says of them.
 struct Current {
     status: HashMap<u64, PositionStatus>,
@@ -46,14 +57,18 @@ impl Run<'_> {
                 &p.table(InputTable::Pieces).await?,
             )?,
         };
-        let (tokens, mut finished) = self.lex_tokens(&current);
+        let Lexed {
+            tokens,
+            ep_marked,
+            mut finished,
+        } = self.lex_tokens(&current);
         if tokens.is_empty() {
             self.drop_games(&finished);
             return self
                 .keep_live(InputTable::Positions, InputTable::Pieces)
                 .await;
         }
-        self.resolve_tokens(&current, &tokens, &mut finished)
+        self.resolve_tokens(&current, &tokens, &ep_marked, &mut finished)
             .await?;
         self.drop_games(&finished);
         self.keep_live(Stage::NextPositions, Stage::NextPieces)
@@ -62,11 +77,12 @@ impl Run<'_> {
 
     /// For each live game: completes the ply row of its last move (the check suffix), records
     /// its position for repetitions, and lexes the token of its next ply. Returns the lexed
-    /// tokens by game id and the games that end here: no status (not in the tables), no
-    /// token left (then a PGN fault ends it as `syntax`), or a token that is not a move
-    /// (`syntax`); those get their final position and status.
-    fn lex_tokens(&mut self, current: &Current) -> (Vec<(u64, SanToken)>, Vec<u64>) {
+    /// tokens by game id, those with an en passant mark, and the games that end here: no
+    /// status (not in the tables), no token left (then a PGN fault ends it as `syntax`), or
+    /// a token that is not a move (`syntax`); those get their final position and status.
+    fn lex_tokens(&mut self, current: &Current) -> Lexed {
         let mut tokens: Vec<(u64, SanToken)> = vec![];
+        let mut ep_marked = HashSet::new();
         let mut finished: Vec<u64> = vec![];
         for l in self.live.iter_mut() {
             let Some(st) = current.status.get(&l.id) else {
@@ -92,7 +108,12 @@ impl Run<'_> {
                 continue;
             };
             match parse_san(token) {
-                Ok((t, _)) => tokens.push((l.id, t)),
+                Ok((t, suffix)) => {
+                    if suffix.en_passant {
+                        ep_marked.insert(l.id);
+                    }
+                    tokens.push((l.id, t));
+                }
                 Err(e) => {
                     r.set_error(
                         ply,
@@ -104,18 +125,24 @@ impl Run<'_> {
                 }
             }
         }
-        (tokens, finished)
+        Lexed {
+            tokens,
+            ep_marked,
+            finished,
+        }
     }
 
     /// Resolves the lexed tokens among the legal moves and applies the resolved moves
     /// (tables `next_positions`, `next_pieces`). A token that stands for exactly one legal
     /// move (or a null move) advances its game one ply; any other ends the game with its
     /// error (`ambiguous_move`, `illegal_move`, `no_such_piece`, or `wrong_side` when the
-    /// side not to move has exactly that move) and is added to `finished`.
+    /// side not to move has exactly that move; `syntax` for an en passant mark on a move
+    /// that is not an en passant capture) and is added to `finished`.
     async fn resolve_tokens(
         &mut self,
         current: &Current,
         tokens: &[(u64, SanToken)],
+        ep_marked: &HashSet<u64>,
         finished: &mut Vec<u64>,
     ) -> Result<()> {
         let p = self.engine.pipeline();
@@ -154,8 +181,22 @@ impl Run<'_> {
             let ply = l.ply as u32 + 1;
             let token = &l.tokens[l.ply];
             let position = current.positions.get(id);
+            let (zeroing, en_passant) = flags.get(id).copied().unwrap_or_default();
+            if n == 1 && ep_marked.contains(id) && !en_passant {
+                r.set_error(
+                    ply,
+                    ErrorKind::Syntax,
+                    &format!(
+                        "ply {ply}: token {:?}: en passant mark on a move that is not an en \
+                         passant capture",
+                        short(token)
+                    ),
+                );
+                r.finish(position, st, l.history.repetitions());
+                finished.push(*id);
+                continue;
+            }
             if matches!(t, SanToken::Null) || n == 1 {
-                let zeroing = flags.get(id).copied().unwrap_or(false);
                 l.history.push_move(zeroing || st.ep_legal_sq.is_some());
                 if self.options.plies {
                     let mut row = match named.get(id) {

@@ -71,16 +71,18 @@ pub(super) fn read_verdicts(batches: &[RecordBatch]) -> Result<BTreeMap<u64, (i6
     Ok(out)
 }
 
-/// Per chosen move: whether it is zeroing (pawn move or capture, FIDE art. 9.3).
-pub(super) fn move_flags(batches: &[RecordBatch]) -> Result<HashMap<u64, bool>> {
+/// Per chosen move: whether it is zeroing (pawn move or capture, FIDE art. 9.3) and whether
+/// it is an en passant capture (art. 3.7.4.1).
+pub(super) fn move_flags(batches: &[RecordBatch]) -> Result<HashMap<u64, (bool, bool)>> {
     let mut out = HashMap::new();
     for b in batches {
         let id: &UInt64Array = column(b, "position_id")?;
         let piece: &StringArray = column(b, "piece")?;
         let captured: &StringArray = column(b, "captured")?;
+        let en_passant: &BooleanArray = column(b, "is_en_passant")?;
         for i in 0..b.num_rows() {
             let zeroing = (!piece.is_null(i) && piece.value(i) == "P") || !captured.is_null(i);
-            out.insert(id.value(i), zeroing);
+            out.insert(id.value(i), (zeroing, en_passant.value(i)));
         }
     }
     Ok(out)

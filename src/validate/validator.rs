@@ -28,7 +28,7 @@ impl Validator {
             engines.push(
                 Engine::new(PipelineConfig {
                     target_partitions: 1,
-                    ..config
+                    ..config.clone()
                 })
                 .await?,
             );

@@ -721,7 +721,10 @@ fn moves_of_a_fen_file_written_to_a_report() {
     use shakmaty::san::SanPlus;
     use shakmaty::{CastlingMode, Chess, Position};
     let dir = temp_dir("moves-fens");
-    let fens = [
+    // 9,998 start positions first: the file is read 10,000 lines at a time, so the lines
+    // below straddle two chunks (position_index counts on across chunks)
+    let mut fens: Vec<&str> = vec![START; 9_998];
+    fens.extend([
         START,
         "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
         "not a fen",
@@ -729,7 +732,7 @@ fn moves_of_a_fen_file_written_to_a_report() {
         "7k/8/8/8/8/8/8/K6R w - - 0 1",
         "rnbqkb1r/ppp1pppp/5n2/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",
         "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
-    ];
+    ]);
     let list = dir.join("fens.txt");
     std::fs::write(&list, fens.join("\n")).expect("write");
     let report = dir.join("moves.csv");
@@ -739,8 +742,14 @@ fn moves_of_a_fen_file_written_to_a_report() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("line 3 (position_index 2)"), "{stderr}");
-    assert!(stderr.contains("line 5 (position_index 4)"), "{stderr}");
+    assert!(
+        stderr.contains("line 10001 (position_index 10000)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("line 10003 (position_index 10002)"),
+        "{stderr}"
+    );
     let (head, rows) = read_csv(&std::fs::read(&report).expect("report"));
     assert_eq!(head, ["position_index", "fen", "uci", "san"]);
     let mut want = vec![];
@@ -766,8 +775,8 @@ fn moves_of_a_fen_file_written_to_a_report() {
         moves.sort_by(|a, b| a[2].cmp(&b[2]));
         want.extend(moves);
     }
-    // 20 + 48 + 32 moves; the stalemate has none
-    assert_eq!(want.len(), 100);
+    // 9,998 × 20, then 20 + 48 + 32 moves; the stalemate has none
+    assert_eq!(want.len(), 9_998 * 20 + 100);
     assert_eq!(rows, want);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -894,4 +903,113 @@ fn compressed_stdin_and_multi_member_files() {
         assert_eq!(strip(read_csv(&out.stdout).1), want, "{ext}: two members");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The legal moves of `fen` as shakmaty writes them in `mode`: `SAN<TAB>UCI` lines, sorted.
+fn shakmaty_move_lines(fen: &str, mode: shakmaty::CastlingMode) -> Vec<String> {
+    use shakmaty::fen::Fen;
+    use shakmaty::san::SanPlus;
+    use shakmaty::{Chess, Position};
+    let pos: Chess = fen
+        .parse::<Fen>()
+        .expect("fen")
+        .into_position(mode)
+        .expect("position");
+    let mut lines: Vec<String> = pos
+        .legal_moves()
+        .iter()
+        .map(|m| {
+            let san = SanPlus::from_move(pos.clone(), m.clone());
+            format!("{san}\t{}", m.to_uci(mode))
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// `moves` and `perft` in Chess960 mode: chosen by `--chess960`, or without it when the
+/// castling rights can only mean Chess960 (an inner rook's right); castling in UCI is then the
+/// king onto its rook. Moves and counts are shakmaty's in the same mode.
+#[test]
+fn moves_and_perft_choose_chess960_by_flag_or_by_the_castling_rights() {
+    use shakmaty::CastlingMode::{Chess960, Standard};
+    let moves = |args: &[&str]| -> Vec<String> {
+        let out = run(args, b"");
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        let stdout = text(&out.stdout);
+        let mut lines: Vec<String> = stdout
+            .lines()
+            .filter(|l| !l.starts_with("legal moves:"))
+            .map(str::to_string)
+            .collect();
+        lines.sort();
+        lines
+    };
+    // standard castling position: e1g1 by default, e1h1 with --chess960
+    let corners = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+    let standard = moves(&["moves", corners]);
+    assert!(standard.contains(&"O-O\te1g1".to_string()), "{standard:?}");
+    assert_eq!(standard, shakmaty_move_lines(corners, Standard));
+    let c960 = moves(&["moves", corners, "--chess960"]);
+    assert!(c960.contains(&"O-O\te1h1".to_string()), "{c960:?}");
+    assert!(c960.contains(&"O-O-O\te1a1".to_string()), "{c960:?}");
+    assert_eq!(c960, shakmaty_move_lines(corners, Chess960));
+    // Shredder letters of inner rooks (f1, b1) and the king on d1: Chess960 without the flag
+    let inner = "1r1k1r2/pppppppp/8/8/8/8/PPPPPPPP/1R1K1R2 w FBfb - 0 1";
+    let auto = moves(&["moves", inner]);
+    assert!(auto.contains(&"O-O\td1f1".to_string()), "{auto:?}");
+    assert_eq!(auto, shakmaty_move_lines(inner, Chess960));
+    assert_eq!(auto, moves(&["moves", inner, "--chess960"]));
+    // perft: 3 plies from a Chess960 start position, by the rights and by the flag
+    let start960 = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 0 1";
+    let pos: shakmaty::Chess = start960
+        .parse::<shakmaty::fen::Fen>()
+        .expect("fen")
+        .into_position(Chess960)
+        .expect("position");
+    let want = format!("nodes: {}", shakmaty::perft(&pos, 3));
+    for args in [
+        vec!["perft", start960, "3"],
+        vec!["perft", start960, "3", "--chess960"],
+    ] {
+        let out = run(&args, b"");
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        assert_eq!(text(&out.stdout).lines().last(), Some(want.as_str()));
+    }
+    // a right no rook backs is a FEN error naming the castling field (exit 2)
+    let out = run(
+        &["moves", "4k3/8/8/8/8/8/8/RK6 w C - 0 1", "--chess960"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(text(&out.stderr).contains("castling"), "{}", show(&out));
+}
+
+/// `validate` plays a `Variant "Chess960"` game by Chess960 rules (both castlings with inner
+/// rooks; final FEN from python-chess 1.11.2), counts a Crazyhouse game as not checked on a
+/// line of its own, and exits 0 (no illegal game).
+#[test]
+fn validate_plays_chess960_games_and_counts_unchecked_variants() {
+    let pgn = "[Event \"960\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+        [FEN \"1r1k1r2/pppppppp/8/8/8/8/PPPPPPPP/1R1K1R2 w FBfb - 0 1\"]\n\
+        [Result \"*\"]\n\n1. O-O O-O-O 2. e4 *\n\n\
+        [Event \"zh\"]\n[Variant \"Crazyhouse\"]\n[Result \"*\"]\n\n1. e4 *\n";
+    let out = run(&["validate", "-", "--format", "csv"], pgn.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let (header, rows) = read_csv(&out.stdout);
+    let col = |n: &str| header.iter().position(|h| h == n).expect(n);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0][col("plies")], "3", "{}", show(&out));
+    assert_eq!(rows[0][col("error_kind")], "");
+    // after O-O (king d1 to g1, rook f1 stays), O-O-O (king d8 to c8, rook b8 to d8), e4
+    assert_eq!(
+        rows[0][col("final_fen")],
+        "2kr1r2/pppppppp/8/8/4P3/8/PPPP1PPP/1R3RK1 b - - 0 2"
+    );
+    assert_eq!(rows[1][col("error_kind")], "unsupported_variant");
+    assert!(
+        text(&out.stderr).contains("games not checked (unsupported variant): 1"),
+        "{}",
+        show(&out)
+    );
 }

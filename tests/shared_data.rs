@@ -73,6 +73,39 @@ fn perft_suite_rows_up_to_10000_nodes() {
     });
 }
 
+/// Opt-in (`cargo test --release --features shared-data --test shared_data -- --ignored`):
+/// every Chess960 row of perft.csv with more than 10^5 and at most 10^6 nodes (703 rows,
+/// 371 million nodes; the rows up to 10^5 are in the heavy run above).
+#[test]
+#[ignore = "opt-in: Chess960 perft rows up to 10^6 nodes (several minutes)"]
+fn chess960_perft_rows_up_to_a_million_nodes() {
+    let mut rdr = csv::Reader::from_path(shared("perft/perft.csv")).expect("perft.csv");
+    let mut by_depth: HashMap<u32, Vec<(String, u64)>> = HashMap::new();
+    for r in rdr.records() {
+        let r = r.expect("row");
+        let nodes: u64 = r[4].parse().expect("nodes");
+        if r[5].eq_ignore_ascii_case("true") && nodes > 100_000 && nodes <= 1_000_000 {
+            by_depth
+                .entry(r[3].parse().expect("depth"))
+                .or_default()
+                .push((r[2].to_string(), nodes));
+        }
+    }
+    assert_eq!(by_depth.values().map(Vec::len).sum::<usize>(), 703);
+    rt().block_on(async {
+        let e = engine().await;
+        for (d, rows) in &by_depth {
+            for chunk in rows.chunks(20) {
+                let setups: Vec<Setup> = chunk.iter().map(|(f, _)| mode_setup(f, true)).collect();
+                let got = e.perft(&setups, *d).await.expect("perft");
+                for ((fen, want), have) in chunk.iter().zip(got) {
+                    assert_eq!(have, *want, "perft({fen}, {d})");
+                }
+            }
+        }
+    });
+}
+
 /// A position in Chess960 mode when `chess960`, else in standard chess.
 fn mode_setup(fen: &str, chess960: bool) -> Setup {
     if chess960 {

@@ -1,13 +1,14 @@
 //! `sqlchess moves`: the legal moves (SAN and UCI) of a position, or of every FEN line of a
 //! file, printed or written as rows.
 
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, AsArray, RecordBatch, StringArray, UInt64Array};
-use datafusion::arrow::datatypes::{DataType, Field, Schema, UInt64Type};
-use sqlchess::io::report::{self, Format};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, UInt64Type};
+use sqlchess::io::report::{Format, ReportWriter};
 use sqlchess::{Engine, Error, Result, Setup};
 
 /// Arguments of `sqlchess moves`.
@@ -27,30 +28,33 @@ pub struct Args {
     chess960: bool,
 }
 
+/// Positions per chunk of `--fens`: read, checked, solved and written together, so memory
+/// depends on this, not on the file's length.
+const CHUNK: usize = 10_000;
+
 /// Runs `sqlchess moves`. A FEN line that does not parse, or gives a position no legal game
 /// reaches, is reported on stderr and skipped (exit status 1); the single FEN argument in
-/// that case is an error (exit status 2).
+/// that case is an error (exit status 2). A `--fens` file is streamed [`CHUNK`] lines at a
+/// time; `position_index` is the 0-based line number.
 pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
-    let lines = read_lines(args.fen.as_deref(), args.fens.as_deref(), args.chess960)?;
-    let (setups, failed) = positions(engine, &lines, args.chess960).await?;
-    if args.fen.is_some() && failed {
-        return Err(Error::Usage("the position cannot occur in a game".into()));
-    }
-    let rows = legal_moves(engine, &setups, &lines).await?;
-    match (args.out, args.fen) {
-        (Some(path), _) => rows.write(&path)?,
-        (None, Some(_)) => {
+    let failed = match (args.fen.as_deref(), args.fens.as_deref()) {
+        (Some(fen), None) => {
+            crate::parse_fen(fen, args.chess960)?;
+            let lines = vec![fen.to_string()];
+            let (setups, failed) = positions(engine, 0, &lines, args.chess960).await?;
+            if failed {
+                return Err(Error::Usage("the position cannot occur in a game".into()));
+            }
+            let rows = legal_moves(engine, &setups, 0, &lines).await?;
             for i in 0..rows.len() {
                 println!("{}\t{}", rows.san[i], rows.uci[i]);
             }
             println!("legal moves: {}", rows.len());
+            false
         }
-        (None, None) => {
-            for i in 0..rows.len() {
-                println!("{}\t{}\t{}", rows.index[i], rows.san[i], rows.uci[i]);
-            }
-        }
-    }
+        (None, Some(path)) => fens(engine, path, args.out.as_deref(), args.chess960).await?,
+        _ => return Err(Error::Usage("give a FEN or --fens FILE".into())),
+    };
     Ok(if failed {
         ExitCode::from(1)
     } else {
@@ -58,22 +62,50 @@ pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
     })
 }
 
-/// The FEN argument (which must parse), or the lines of the `--fens` file.
-fn read_lines(fen: Option<&str>, fens: Option<&Path>, chess960: bool) -> Result<Vec<String>> {
-    match (fen, fens) {
-        (Some(f), None) => {
-            crate::parse_fen(f, chess960)?;
-            Ok(vec![f.to_string()])
+/// `moves --fens PATH [--out OUT]`: the file in chunks of [`CHUNK`] lines, each chunk's rows
+/// printed or appended to OUT. Returns whether a line was rejected.
+async fn fens(engine: &Engine, path: &Path, out: Option<&Path>, chess960: bool) -> Result<bool> {
+    let io_error = |e: std::io::Error| Error::Io {
+        path: path.display().to_string(),
+        source: e,
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let mut writer = match out {
+        Some(o) => Some(ReportWriter::create(
+            o,
+            Format::from_path(o)?,
+            rows_schema(),
+        )?),
+        None => None,
+    };
+    let mut lines = std::io::BufReader::new(file).lines();
+    let (mut first, mut failed) = (0u64, false);
+    loop {
+        let chunk: Vec<String> = lines
+            .by_ref()
+            .take(CHUNK)
+            .collect::<std::io::Result<_>>()
+            .map_err(io_error)?;
+        if chunk.is_empty() {
+            break;
         }
-        (None, Some(path)) => {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
-                path: path.display().to_string(),
-                source: e,
-            })?;
-            Ok(text.lines().map(str::to_string).collect())
+        let (setups, bad) = positions(engine, first, &chunk, chess960).await?;
+        failed |= bad;
+        let rows = legal_moves(engine, &setups, first, &chunk).await?;
+        match writer.as_mut() {
+            Some(w) => w.write(&rows.batch()?)?,
+            None => {
+                for i in 0..rows.len() {
+                    println!("{}\t{}\t{}", rows.index[i], rows.san[i], rows.uci[i]);
+                }
+            }
         }
-        _ => Err(Error::Usage("give a FEN or --fens FILE".into())),
+        first += chunk.len() as u64;
     }
+    if let Some(w) = writer {
+        w.finish()?;
+    }
+    Ok(failed)
 }
 
 /// The positions of the non-empty lines, by line index, and whether a line was rejected:
@@ -81,17 +113,18 @@ fn read_lines(fen: Option<&str>, fens: Option<&Path>, chess960: bool) -> Result<
 /// ...: [`Engine::check_setups`]). Each rejected line is reported on stderr.
 async fn positions(
     engine: &Engine,
+    first: u64,
     lines: &[String],
     chess960: bool,
 ) -> Result<(Vec<(u64, Setup)>, bool)> {
     let mut setups: Vec<(u64, Setup)> = vec![];
     let mut failed = false;
-    for (i, line) in lines.iter().enumerate() {
+    for (i, line) in (first..).zip(lines) {
         if line.trim().is_empty() {
             continue;
         }
         match crate::read_fen(line, chess960) {
-            Ok(s) => setups.push((i as u64, s)),
+            Ok(s) => setups.push((i, s)),
             Err(e) => {
                 eprintln!(
                     "line {} (position_index {i}): invalid FEN {line:?}: {e}",
@@ -111,7 +144,7 @@ async fn positions(
                 eprintln!(
                     "line {} (position_index {i}): invalid FEN {:?}: {e}",
                     i + 1,
-                    lines[i as usize]
+                    lines[(i - first) as usize]
                 );
                 failed = true;
             }
@@ -130,10 +163,11 @@ struct MoveRows {
     san: Vec<String>,
 }
 
-/// The legal moves of `setups` (by line index into `lines`), with SAN.
+/// The legal moves of `setups` (by line number; `lines` starts at line `first`), with SAN.
 async fn legal_moves(
     engine: &Engine,
     setups: &[(u64, Setup)],
+    first: u64,
     lines: &[String],
 ) -> Result<MoveRows> {
     let pairs: Vec<(u64, &Setup)> = setups.iter().map(|(i, s)| (*i, s)).collect();
@@ -158,7 +192,7 @@ async fn legal_moves(
         for i in 0..b.num_rows() {
             let pid = id.value(i);
             rows.index.push(pid);
-            rows.fen.push(lines[pid as usize].clone());
+            rows.fen.push(lines[(pid - first) as usize].clone());
             rows.uci.push(uci.value(i).to_string());
             rows.san.push(san.value(i).to_string());
         }
@@ -179,25 +213,28 @@ impl MoveRows {
         self.index.len()
     }
 
-    /// Writes the rows (`position_index: UInt64, fen, uci, san: Utf8`) to `path` in the
-    /// format its extension names.
-    fn write(&self, path: &Path) -> Result<()> {
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("position_index", DataType::UInt64, false),
-            Field::new("fen", DataType::Utf8, false),
-            Field::new("uci", DataType::Utf8, false),
-            Field::new("san", DataType::Utf8, false),
-        ]));
+    /// The rows as one batch of [`rows_schema`].
+    fn batch(&self) -> Result<RecordBatch> {
         let text = |v: &[String]| Arc::new(StringArray::from_iter_values(v)) as ArrayRef;
-        let batch = RecordBatch::try_new(
-            schema.clone(),
+        Ok(RecordBatch::try_new(
+            rows_schema(),
             vec![
                 Arc::new(UInt64Array::from_iter_values(self.index.iter().copied())),
                 text(&self.fen),
                 text(&self.uci),
                 text(&self.san),
             ],
-        )?;
-        report::write_batches(path, Format::from_path(path)?, schema, &[batch])
+        )?)
     }
+}
+
+/// The rows of `moves --fens --out`: `position_index: UInt64` (0-based line number),
+/// `fen, uci, san: Utf8`.
+fn rows_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("position_index", DataType::UInt64, false),
+        Field::new("fen", DataType::Utf8, false),
+        Field::new("uci", DataType::Utf8, false),
+        Field::new("san", DataType::Utf8, false),
+    ]))
 }

@@ -964,6 +964,15 @@ impl Setup {
                     color,
                     role: Role::Rook,
                 });
+            let without_rook = || {
+                err(
+                    FenErrorKind::CastlingWithoutRook,
+                    format!(
+                        "castling right '{letter}' but no {name} rook on {}",
+                        square_name(sq)
+                    ),
+                )
+            };
             if !self.chess960 {
                 if !CastlingRights::ALL.has(sq) {
                     return err(
@@ -987,13 +996,7 @@ impl Setup {
                     );
                 }
                 if !has_rook {
-                    return err(
-                        FenErrorKind::CastlingWithoutRook,
-                        format!(
-                            "castling right '{letter}' but no {name} rook on {}",
-                            square_name(sq)
-                        ),
-                    );
+                    return without_rook();
                 }
                 continue;
             }
@@ -1007,13 +1010,7 @@ impl Setup {
                 );
             };
             if !has_rook {
-                return err(
-                    FenErrorKind::CastlingWithoutRook,
-                    format!(
-                        "castling right '{letter}' but no {name} rook on {}",
-                        square_name(sq)
-                    ),
-                );
+                return without_rook();
             }
             let same_side = self
                 .castling

@@ -15,7 +15,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use datafusion::arrow::array::{
@@ -37,11 +37,10 @@ use datafusion::physical_plan::{
     SendableRecordBatchStream,
 };
 
+use super::engines::{EnginePool, thread_runtime};
 use crate::chess::outcome::FinalStatus;
-use crate::engine::Engine;
 use crate::io::input::{ByteCounter, Input};
 use crate::pgn::{PgnError, PgnReader, RawGame};
-use crate::session::PipelineConfig;
 use crate::validate::{ErrorKind, GameReport, validate_games};
 
 /// What a column of `read_pgn` is made of.
@@ -179,38 +178,6 @@ pub fn read_pgn_schema() -> SchemaRef {
             .map(|(n, c)| field(n, *c))
             .collect::<Vec<_>>(),
     ))
-}
-
-/// Engines kept between scans (the pipeline is planned once per engine; each partition
-/// takes one, uses it alone and gives it back).
-#[derive(Default)]
-pub(crate) struct EnginePool {
-    idle: Mutex<Vec<Engine>>,
-}
-
-impl fmt::Debug for EnginePool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("EnginePool")
-    }
-}
-
-impl EnginePool {
-    /// An idle engine, or a newly planned one (planned on the calling thread's runtime).
-    fn take(&self, rt: &tokio::runtime::Runtime) -> crate::Result<Engine> {
-        if let Some(e) = self.idle.lock().ok().and_then(|mut v| v.pop()) {
-            return Ok(e);
-        }
-        rt.block_on(Engine::new(PipelineConfig {
-            target_partitions: 1,
-            ..PipelineConfig::default()
-        }))
-    }
-
-    fn give_back(&self, engine: Engine) {
-        if let Ok(mut v) = self.idle.lock() {
-            v.push(engine);
-        }
-    }
 }
 
 /// The `read_pgn` table function. Its argument is a string literal: a file, a directory
@@ -467,9 +434,7 @@ impl ExecutionPlan for PgnScanExec {
         let (chunk, pool) = (self.batch_games, self.pool.clone());
         builder.spawn_blocking(move || {
             let df = |e: crate::Error| DataFusionError::External(Box::new(e));
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .build()
-                .map_err(|e| DataFusionError::External(Box::new(e)))?;
+            let rt = thread_runtime().map_err(df)?;
             let mut engine = None;
             let reader = input.open(&ByteCounter::new()).map_err(df)?;
             let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(chunk.min(65_536));

@@ -17,10 +17,11 @@
 
 mod full;
 mod report;
-mod rows;
+pub(crate) mod rows;
 mod setup;
 mod validator;
 
+pub(crate) use report::fen_of;
 pub use report::{ErrorKind, GameReport, PlyRow};
 pub use validator::Validator;
 

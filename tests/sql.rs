@@ -759,3 +759,111 @@ async fn literal_fens_legal_moves_table_and_unnest() {
     );
     assert_eq!(got, [["20"]]);
 }
+
+fn queries_pgn() -> String {
+    data("pgn/queries.pgn").display().to_string()
+}
+
+/// Every column of `read_plies` against python-chess (`examples/queries/make_expected.py`,
+/// `tests/data/queries_plies.tsv`) on the 63 games of `pgn/queries.pgn` (lichess games with
+/// clocks, evaluations and NAGs, en passant captures, underpromotions, two games with an
+/// illegal move whose plies stop before it): 3,930 plies. `fen_before` is the previous
+/// ply's `fen_after` (the start position at ply 1).
+#[tokio::test(flavor = "multi_thread")]
+async fn read_plies_matches_python_chess() {
+    let ctx = sql::context();
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT game_index, ply, fen_after, uci, san, piece, from_square, to_square, \
+                 captured, promotion, is_capture, is_check, is_checkmate, is_castling, \
+                 is_en_passant, clock_s, eval_cp, eval_mate, comment, nags, \
+                 white_pawns, white_knights, white_bishops, white_rooks, white_queens, \
+                 black_pawns, black_knights, black_bishops, black_rooks, black_queens, \
+                 position_key, fen_before, file \
+                 FROM read_plies('{}') ORDER BY game_index, ply",
+                queries_pgn()
+            ),
+        )
+        .await,
+    );
+    let (header, want) = tsv("queries_plies.tsv");
+    assert_eq!(header.len(), 22);
+    assert_eq!(got.len(), want.len());
+    assert_eq!(got.len(), 3930);
+    let mut previous_after = String::new();
+    for (g, w) in got.iter().zip(&want) {
+        let cell = |s: &str| {
+            if s == "NULL" {
+                String::new()
+            } else {
+                s.to_string()
+            }
+        };
+        let mut nags: Vec<&str> = g[19]
+            .trim_matches(|c| c == '[' || c == ']')
+            .split(", ")
+            .filter(|s| !s.is_empty())
+            .collect();
+        nags.sort_by_key(|n| n.parse::<u32>().unwrap_or(0));
+        let mut mine: Vec<String> = g[..19].iter().map(|s| cell(s)).collect();
+        mine.push(nags.join(" "));
+        mine.push(g[20..30].join(" "));
+        mine.push(format!("{:016x}", g[30].parse::<u64>().expect("key")));
+        assert_eq!(&mine, w, "game {} ply {}", w[0], w[1]);
+        let before = if g[1] == "1" {
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_string()
+        } else {
+            previous_after.clone()
+        };
+        assert_eq!(g[31], before, "fen_before of game {} ply {}", g[0], g[1]);
+        assert_eq!(g[32], queries_pgn());
+        previous_after = g[2].clone();
+    }
+}
+
+/// `read_plies` over a glob and a `.zst` copy: the same plies, once per file; a query of
+/// one column only still gives every ply.
+#[tokio::test(flavor = "multi_thread")]
+async fn read_plies_streams_several_files_and_zstd() {
+    let dir = temp_dir("plies");
+    let text = std::fs::read(queries_pgn()).expect("read");
+    std::fs::write(dir.join("a.pgn"), &text).expect("write");
+    let z = zstd::encode_all(text.as_slice(), 3).expect("zstd");
+    std::fs::write(dir.join("b.pgn.zst"), z).expect("write");
+    let ctx = SessionContext::new_with_config(
+        datafusion::prelude::SessionConfig::new()
+            .with_target_partitions(2)
+            .with_batch_size(256),
+    );
+    sql::register(&ctx);
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT file, count(*), count(DISTINCT game_index), sum(CAST(is_en_passant AS INT)) \
+                 FROM read_plies('{}/*') GROUP BY file ORDER BY file",
+                dir.display()
+            ),
+        )
+        .await,
+    );
+    let (_, want) = tsv("queries_plies.tsv");
+    let ep = want.iter().filter(|w| w[14] == "true").count();
+    let games = want
+        .iter()
+        .map(|w| w[0].clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let a = dir.join("a.pgn").display().to_string();
+    let b = dir.join("b.pgn.zst").display().to_string();
+    assert!(ep > 0);
+    assert_eq!(
+        got,
+        [
+            [a, "3930".into(), games.to_string(), ep.to_string()],
+            [b, "3930".into(), games.to_string(), ep.to_string()]
+        ]
+    );
+}

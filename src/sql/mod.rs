@@ -24,6 +24,7 @@ mod engines;
 mod functions;
 mod legal_moves;
 mod read_pgn;
+mod read_plies;
 
 use std::sync::Arc;
 
@@ -32,15 +33,17 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 pub use functions::ChessFunction;
 pub use legal_moves::{LegalMoves, legal_moves_schema};
 pub use read_pgn::{PgnScanExec, PgnTable, ReadPgn, read_pgn_schema};
+pub use read_plies::{ReadPlies, read_plies_schema};
 
 /// Registers the chess tables and functions on `ctx`: the table functions `read_pgn`,
-/// `legal_moves` and
+/// `read_plies`, `legal_moves` and
 /// the scalar functions of [`functions`] (`fen_after`, `is_legal`, `position_status`,
 /// `position_key`, `epd`, `material`, `fen_error`, `legal_moves_list`). They share one pool
 /// of engines.
 pub fn register(ctx: &SessionContext) {
     let pool = Arc::new(engines::EnginePool::default());
-    ctx.register_udtf("read_pgn", Arc::new(ReadPgn::default()));
+    ctx.register_udtf("read_pgn", Arc::new(ReadPgn::new(pool.clone())));
+    ctx.register_udtf("read_plies", Arc::new(ReadPlies::new(pool.clone())));
     ctx.register_udtf("legal_moves", Arc::new(LegalMoves::new(pool.clone())));
     for f in functions::all(&pool) {
         ctx.register_udf(f);

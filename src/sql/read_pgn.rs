@@ -38,10 +38,11 @@ use datafusion::physical_plan::{
 };
 
 use super::engines::{EnginePool, thread_runtime};
+use super::read_plies::{plies_batch, read_plies_schema};
 use crate::chess::outcome::FinalStatus;
 use crate::io::input::{ByteCounter, Input};
 use crate::pgn::{PgnError, PgnReader, RawGame};
-use crate::validate::{ErrorKind, GameReport, validate_games};
+use crate::validate::{ErrorKind, GameReport, ValidateOptions, Validation, validate_games_with};
 
 /// What a column of `read_pgn` is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,18 +251,38 @@ impl TableFunctionImpl for ReadPgn {
         Ok(Arc::new(PgnTable {
             inputs: inputs_of(&path)?,
             pool: self.pool.clone(),
+            plies: false,
         }))
     }
 }
 
-/// The table of one `read_pgn(path)` call: its files, known at planning time.
+impl ReadPgn {
+    /// `read_pgn` with engines from `pool`.
+    pub(crate) fn new(pool: Arc<EnginePool>) -> ReadPgn {
+        ReadPgn { pool }
+    }
+}
+
+/// The table of one `read_pgn(path)` or `read_plies(path)` call: its files, known at
+/// planning time.
 #[derive(Debug)]
 pub struct PgnTable {
     inputs: Vec<Input>,
     pool: Arc<EnginePool>,
+    /// One row per ply ([`super::read_plies_schema`]) instead of one per game.
+    plies: bool,
 }
 
 impl PgnTable {
+    /// The plies table (`read_plies`) of `inputs`.
+    pub(crate) fn plies(inputs: Vec<Input>, pool: Arc<EnginePool>) -> PgnTable {
+        PgnTable {
+            inputs,
+            pool,
+            plies: true,
+        }
+    }
+
     /// The files read (one scan partition each).
     pub fn inputs(&self) -> &[Input] {
         &self.inputs
@@ -271,7 +292,11 @@ impl PgnTable {
 #[async_trait]
 impl TableProvider for PgnTable {
     fn schema(&self) -> SchemaRef {
-        read_pgn_schema()
+        if self.plies {
+            read_plies_schema()
+        } else {
+            read_pgn_schema()
+        }
     }
 
     fn table_type(&self) -> TableType {
@@ -287,13 +312,14 @@ impl TableProvider for PgnTable {
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
         let projection: Vec<usize> = match projection {
             Some(p) => p.clone(),
-            None => (0..COLUMNS.len()).collect(),
+            None => (0..self.schema().fields().len()).collect(),
         };
         Ok(Arc::new(PgnScanExec::new(
             self.inputs.clone(),
             projection,
             state.config().batch_size(),
             self.pool.clone(),
+            self.plies,
         )?))
     }
 }
@@ -308,6 +334,8 @@ pub struct PgnScanExec {
     rules: bool,
     batch_games: usize,
     pool: Arc<EnginePool>,
+    /// Rows are plies ([`super::read_plies_schema`]).
+    plies: bool,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
 }
@@ -318,12 +346,18 @@ impl PgnScanExec {
         projection: Vec<usize>,
         batch_games: usize,
         pool: Arc<EnginePool>,
+        plies: bool,
     ) -> datafusion::common::Result<PgnScanExec> {
-        let full = read_pgn_schema();
+        let full = if plies {
+            read_plies_schema()
+        } else {
+            read_pgn_schema()
+        };
         let schema = Arc::new(full.project(&projection)?);
-        let rules = projection
-            .iter()
-            .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_rules()));
+        let rules = plies
+            || projection
+                .iter()
+                .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_rules()));
         let properties = Arc::new(PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
             Partitioning::UnknownPartitioning(inputs.len().max(1)),
@@ -337,6 +371,7 @@ impl PgnScanExec {
             rules,
             batch_games: batch_games.max(1),
             pool,
+            plies,
             properties,
             metrics: ExecutionPlanMetricsSet::new(),
         })
@@ -365,7 +400,8 @@ impl DisplayAs for PgnScanExec {
                     .collect();
                 write!(
                     f,
-                    "PgnScanExec: files={}, rules={}, projection=[{}]",
+                    "PgnScanExec: {}files={}, rules={}, projection=[{}]",
+                    if self.plies { "plies, " } else { "" },
                     self.inputs.len(),
                     self.rules,
                     cols.join(", ")
@@ -430,15 +466,27 @@ impl ExecutionPlan for PgnScanExec {
                 .collect(),
             schema: self.schema.clone(),
             rules: self.rules,
+            plies: self.plies.then(|| self.projection.clone()),
+            rows: self.batch_games,
         };
-        let (chunk, pool) = (self.batch_games, self.pool.clone());
+        // plies: about 80 rows per game
+        let chunk = if self.plies {
+            (self.batch_games / 16).max(1)
+        } else {
+            self.batch_games
+        };
+        let pool = self.pool.clone();
         builder.spawn_blocking(move || {
             let df = |e: crate::Error| DataFusionError::External(Box::new(e));
             let rt = thread_runtime().map_err(df)?;
             let mut engine = None;
             let reader = input.open(&ByteCounter::new()).map_err(df)?;
             let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(chunk.min(65_536));
-            let mut games_iter = PgnReader::new(reader);
+            let mut games_iter = if scan.plies.is_some() {
+                PgnReader::with_notes(reader)
+            } else {
+                PgnReader::new(reader)
+            };
             let result = loop {
                 let next = games_iter.next();
                 let end = next.is_none();
@@ -453,12 +501,15 @@ impl ExecutionPlan for PgnScanExec {
                     None => {}
                 }
                 if games.len() >= chunk || (end && !games.is_empty()) {
-                    let reports = if scan.rules {
+                    let validation = if scan.rules {
                         let e = match engine.take() {
                             Some(e) => e,
                             None => pool.take(&rt).map_err(df)?,
                         };
-                        let r = rt.block_on(validate_games(&e, &games));
+                        let options = ValidateOptions {
+                            plies: scan.plies.is_some(),
+                        };
+                        let r = rt.block_on(validate_games_with(&e, &games, options));
                         engine = Some(e);
                         rules_count.add(games.len());
                         Some(r.map_err(df)?)
@@ -466,9 +517,12 @@ impl ExecutionPlan for PgnScanExec {
                         None
                     };
                     games_count.add(games.len());
-                    let batch = scan.batch(&games, reports.as_deref())?;
+                    let batches = scan.batches(&input.name, &games, validation.as_ref())?;
                     games.clear();
-                    if tx.blocking_send(Ok(batch)).is_err() {
+                    if batches
+                        .into_iter()
+                        .any(|b| tx.blocking_send(Ok(b)).is_err())
+                    {
                         // the query stopped reading (LIMIT, cancelled)
                         break Ok(());
                     }
@@ -491,9 +545,42 @@ struct Scan {
     cols: Vec<Col>,
     schema: SchemaRef,
     rules: bool,
+    /// For `read_plies`: the projection of [`super::read_plies_schema`].
+    plies: Option<Vec<usize>>,
+    /// Rows per batch.
+    rows: usize,
 }
 
 impl Scan {
+    /// The record batches of a chunk of games of `file`: one (games) or as many as the
+    /// plies need (at most `rows` rows each).
+    fn batches(
+        &self,
+        file: &str,
+        games: &[(&str, RawGame)],
+        validation: Option<&Validation>,
+    ) -> datafusion::common::Result<Vec<RecordBatch>> {
+        let Some(projection) = &self.plies else {
+            let reports = validation.map(|v| v.reports.as_slice());
+            return Ok(vec![self.batch(games, reports)?]);
+        };
+        let Some(v) = validation else {
+            return Err(DataFusionError::Internal(
+                "read_plies: plies without validation".into(),
+            ));
+        };
+        let all = plies_batch(file, games, v)?.project(projection)?;
+        let all = RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            all.columns().to_vec(),
+            &RecordBatchOptions::new().with_row_count(Some(all.num_rows())),
+        )?;
+        Ok((0..all.num_rows())
+            .step_by(self.rows.max(1))
+            .map(|at| all.slice(at, self.rows.min(all.num_rows() - at)))
+            .collect())
+    }
+
     /// One record batch of the projected columns for a chunk of games.
     fn batch(
         &self,

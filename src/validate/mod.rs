@@ -21,8 +21,8 @@ pub(crate) mod rows;
 mod setup;
 mod validator;
 
-pub(crate) use report::fen_of;
 pub use report::{ErrorKind, GameReport, PlyRow};
+pub(crate) use report::{NULL_UCI, fen_of};
 pub use validator::Validator;
 
 use crate::chess::fen::Setup;

@@ -47,6 +47,7 @@ use crate::stages::{LEGAL, Stage};
 use crate::validate::rows::{PositionStatus, read_status};
 
 pub(crate) use moves::{legal_move_fields, legal_moves_of};
+pub(crate) use position::{MATERIAL_ROLES, material_counts};
 
 /// Which chess function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

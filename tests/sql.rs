@@ -765,9 +765,9 @@ fn queries_pgn() -> String {
 }
 
 /// Every column of `read_plies` against python-chess (`examples/queries/make_expected.py`,
-/// `tests/data/queries_plies.tsv`) on the 63 games of `pgn/queries.pgn` (lichess games with
+/// `tests/data/queries_plies.tsv`) on the 68 games of `pgn/queries.pgn` (lichess games with
 /// clocks, evaluations and NAGs, en passant captures, underpromotions, two games with an
-/// illegal move whose plies stop before it): 3,930 plies. `fen_before` is the previous
+/// illegal move whose plies stop before it): 4,705 plies. `fen_before` is the previous
 /// ply's `fen_after` (the start position at ply 1).
 #[tokio::test(flavor = "multi_thread")]
 async fn read_plies_matches_python_chess() {
@@ -791,7 +791,7 @@ async fn read_plies_matches_python_chess() {
     let (header, want) = tsv("queries_plies.tsv");
     assert_eq!(header.len(), 22);
     assert_eq!(got.len(), want.len());
-    assert_eq!(got.len(), 3930);
+    assert!(got.len() > 4000, "{}", got.len());
     let mut previous_after = String::new();
     for (g, w) in got.iter().zip(&want) {
         let cell = |s: &str| {
@@ -856,14 +856,15 @@ async fn read_plies_streams_several_files_and_zstd() {
         .map(|w| w[0].clone())
         .collect::<std::collections::BTreeSet<_>>()
         .len();
+    let n = want.len().to_string();
     let a = dir.join("a.pgn").display().to_string();
     let b = dir.join("b.pgn.zst").display().to_string();
     assert!(ep > 0);
     assert_eq!(
         got,
         [
-            [a, "3930".into(), games.to_string(), ep.to_string()],
-            [b, "3930".into(), games.to_string(), ep.to_string()]
+            [a, n.clone(), games.to_string(), ep.to_string()],
+            [b, n, games.to_string(), ep.to_string()]
         ]
     );
 }

@@ -8,8 +8,10 @@ Games, verbatim (LF line endings), in this order:
    some with `[%eval]`): every game with an `[%eval]`, every game with an en passant capture
    or an underpromotion, then the first games of the file until 60 games are taken (file
    order; the file's last game is cut off and never taken);
-2. the first 2 games of bad/illegal.pgn (each has an illegal move);
-3. a copy of the first game taken (a duplicate, for the duplicate-games query).
+2. the games of pgn/shakmaty/twic1599_1000k.pgn with an underpromotion (legal games; the
+   file's last game is cut off and never taken);
+3. the first 2 games of bad/illegal.pgn (each has an illegal move);
+4. a copy of the first game taken (a duplicate, for the duplicate-games query).
 Deterministic; needs python-chess 1.11.2 only to find the en passant captures and
 underpromotions.
 """
@@ -37,11 +39,15 @@ def games_text(path):
     return parts
 
 
-def special(text):
+def special(text, en_passant=True):
     game = chess.pgn.read_game(io.StringIO(text))
+    if game.errors:
+        return False
     board = game.board()
     for move in game.mainline_moves():
-        if board.is_en_passant(move) or (move.promotion and move.promotion != chess.QUEEN):
+        if (en_passant and board.is_en_passant(move)) or (
+            move.promotion and move.promotion != chess.QUEEN
+        ):
             return True
         board.push(move)
     return False
@@ -58,6 +64,8 @@ def main():
             chosen.append(i)
     chosen.sort()
     games = [lichess[i] for i in chosen]
+    twic = games_text(os.path.join(shared, "pgn/shakmaty/twic1599_1000k.pgn"))[:-1]
+    games += [g for g in twic if special(g, en_passant=False)]
     games += games_text(os.path.join(shared, "bad/illegal.pgn"))[:2]
     games.append(games[0])
     out = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "pgn", "queries.pgn")

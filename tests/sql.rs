@@ -868,3 +868,41 @@ async fn read_plies_streams_several_files_and_zstd() {
         ]
     );
 }
+
+/// List, map and struct access (DataFusion's `nested_expressions`): `tags['Event']`,
+/// `moves[1]`, `cardinality(moves)`, `material(fen)['signature']`; values from the first
+/// game of the sample (tags as written in the file, python-chess's material).
+#[tokio::test(flavor = "multi_thread")]
+async fn list_map_and_struct_access() {
+    let ctx = sql::context();
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT tags['Event'], moves[1], moves[2], tags['NoSuchTag'], \
+                 material('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1')['signature'], \
+                 material('8/8/8/8/8/8/8/KR4rk w - - 0 1')['white_rooks'] \
+                 FROM read_pgn('{}') WHERE game_index = 0",
+                sample()
+            ),
+        )
+        .await,
+    );
+    let text = std::fs::read_to_string(sample()).expect("sample");
+    let event = text
+        .lines()
+        .find_map(|l| l.strip_prefix("[Event \""))
+        .and_then(|l| l.strip_suffix("\"]"))
+        .expect("Event tag");
+    assert_eq!(
+        got,
+        [[
+            event,
+            "d4",
+            "Nf6",
+            "NULL",
+            "KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP",
+            "1"
+        ]]
+    );
+}

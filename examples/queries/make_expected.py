@@ -17,6 +17,11 @@ import chess
 import chess.pgn
 import chess.polyglot
 
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "data"))
+from make_sql_functions_oracle import signature  # noqa: E402
+
 assert chess.__version__ == "1.11.2", chess.__version__
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -157,16 +162,6 @@ def by_game(plies):
     for r in plies:
         out.setdefault(r["game_index"], []).append(r)
     return out
-
-
-def signature(board):
-    def side(color):
-        return "".join(
-            chess.piece_symbol(r).upper() * len(board.pieces(r, color))
-            for r in [chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN]
-        )
-
-    return side(chess.WHITE) + "v" + side(chess.BLACK)
 
 
 def expected(games, plies):

@@ -17,6 +17,7 @@ use crate::chess::fen::Setup;
 use crate::chess::san::{SanToken, parse_san};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::stages::tables::chosen_moves_schema;
 use crate::validate::fen_of;
 
 /// The fields of a legal move: the columns of [`Engine::legal_moves`] without
@@ -29,31 +30,24 @@ use crate::validate::fen_of;
 /// `is_mate: Boolean`.
 #[must_use]
 pub(crate) fn legal_move_fields() -> Fields {
-    use DataType::{Boolean, Int32, Utf8};
-    [
-        ("move_code", Int32),
-        ("color", Utf8),
-        ("piece", Utf8),
-        ("from_sq", Int32),
-        ("to_sq", Int32),
-        ("promotion", Utf8),
-        ("captured", Utf8),
-        ("is_capture", Boolean),
-        ("is_en_passant", Boolean),
-        ("is_castling", Boolean),
-        ("cap_sq", Int32),
-        ("rook_from", Int32),
-        ("rook_to", Int32),
+    use DataType::{Boolean, Utf8};
+    // the move columns of `chosen_moves` (the same columns as `legal_moves`), then notation
+    let moves = chosen_moves_schema();
+    let notation = [
         ("from_name", Utf8),
         ("to_name", Utf8),
         ("uci", Utf8),
         ("san", Utf8),
         ("is_check", Boolean),
         ("is_mate", Boolean),
-    ]
-    .into_iter()
-    .map(|(n, t)| Field::new(n, t, true))
-    .collect()
+    ];
+    moves
+        .fields()
+        .iter()
+        .filter(|f| !matches!(f.name().as_str(), "position_id" | "child_id" | "is_null"))
+        .map(|f| Field::new(f.name(), f.data_type().clone(), true))
+        .chain(notation.into_iter().map(|(n, t)| Field::new(n, t, true)))
+        .collect()
 }
 
 /// The type of `legal_moves_list(fen)`: List<Struct<[`legal_move_fields`]>>.
@@ -194,13 +188,20 @@ fn distinct_pairs<'a>(
     (rows, unique)
 }
 
-/// What playing each distinct (FEN, move) pair gives: `None` for a bad FEN, else the
-/// position after the move, or `Err(())` when the move is not exactly one legal move (a
-/// null move included).
+/// What playing each distinct (FEN, move) pair of two columns gives: per row the pair's
+/// index (`None` when either is NULL), and per pair `None` for a bad FEN, else the position
+/// after the move, or `Err(())` when the move is not exactly one legal move (a null move
+/// included).
+#[allow(clippy::type_complexity)]
 async fn play(
     engine: &Engine,
-    pairs: &[(&str, &str)],
-) -> Result<Vec<Option<std::result::Result<Setup, ()>>>> {
+    fens: &StringArray,
+    moves: &StringArray,
+) -> Result<(
+    Vec<Option<usize>>,
+    Vec<Option<std::result::Result<Setup, ()>>>,
+)> {
+    let (rows, pairs) = distinct_pairs(fens, moves);
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut fens: Vec<&str> = vec![];
     let fen_of_pair: Vec<usize> = pairs
@@ -221,7 +222,7 @@ async fn play(
         let mut ids = vec![];
         let mut setups = vec![];
         let mut tokens = vec![];
-        for (i, (f, (_, m))) in fen_of_pair.iter().zip(pairs).enumerate() {
+        for (i, (f, (_, m))) in fen_of_pair.iter().zip(&pairs).enumerate() {
             if let Ok(s) = &checked[*f]
                 && !matches!(parse_san(m), Ok((SanToken::Null, _)))
             {
@@ -242,7 +243,7 @@ async fn play(
             }
         }
     }
-    Ok(out)
+    Ok((rows, out))
 }
 
 /// `fen_after(fen, move)`: the FEN after the move (python-chess style: the en passant square
@@ -252,8 +253,7 @@ pub(super) async fn fen_after(
     fens: &StringArray,
     moves: &StringArray,
 ) -> Result<ArrayRef> {
-    let (rows, pairs) = distinct_pairs(fens, moves);
-    let played = play(engine, &pairs).await?;
+    let (rows, played) = play(engine, fens, moves).await?;
     let (ids, after): (Vec<usize>, Vec<Setup>) = played
         .iter()
         .enumerate()
@@ -263,7 +263,7 @@ pub(super) async fn fen_after(
         })
         .unzip();
     let status = statuses_of(engine, &after).await?;
-    let mut text: Vec<Option<String>> = vec![None; pairs.len()];
+    let mut text: Vec<Option<String>> = vec![None; played.len()];
     for (rank, (i, s)) in ids.iter().zip(&after).enumerate() {
         text[*i] = status.get(&(rank as u64)).map(|st| fen_of(s, st));
     }
@@ -280,8 +280,7 @@ pub(super) async fn is_legal(
     fens: &StringArray,
     moves: &StringArray,
 ) -> Result<ArrayRef> {
-    let (rows, pairs) = distinct_pairs(fens, moves);
-    let played = play(engine, &pairs).await?;
+    let (rows, played) = play(engine, fens, moves).await?;
     Ok(Arc::new(
         rows.iter()
             .map(|r| r.and_then(|i| played[i].as_ref().map(|p| p.is_ok())))

@@ -2,9 +2,9 @@
 //! synchronous function calls to the asynchronous pipeline.
 //!
 //! An engine's stage tables are its state, so one engine serves one call at a time: each
-//! scan partition or function call takes an engine from the pool (planning a new one when
-//! none is idle), uses it alone and gives it back, and concurrent partitions never share
-//! one.
+//! scan chunk or function call takes an engine from the pool (planning a new one when none
+//! is idle, up to one per core), uses it alone and gives it back, and concurrent partitions
+//! never share one.
 //!
 //! How a synchronous call reaches the pipeline ([`with_engine`]): DataFusion calls
 //! `ScalarUDFImpl::invoke_with_args` and `TableFunctionImpl::call_with_args` on a thread of
@@ -16,40 +16,77 @@
 //! DataFusion running partitions (batches) on several threads, each with its own engine.
 
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::session::PipelineConfig;
 
-/// Engines kept between calls (the pipeline is planned once per engine).
-#[derive(Default)]
+/// Engines kept between calls (the pipeline is planned once per engine), at most one per
+/// core: a call that finds none idle when that many exist waits until one is given back, so
+/// that a scan of many files or many concurrent batches never plans more engines (and holds
+/// more stage tables in memory) than the cores can run. Engines are held only while their
+/// stages run, never while a caller waits on its consumer, so waiting cannot deadlock.
 pub(crate) struct EnginePool {
-    idle: Mutex<Vec<Engine>>,
+    /// Idle engines and the number planned so far.
+    state: Mutex<(Vec<Engine>, usize)>,
+    given_back: Condvar,
+    limit: usize,
+}
+
+impl Default for EnginePool {
+    fn default() -> EnginePool {
+        EnginePool {
+            state: Mutex::new((vec![], 0)),
+            given_back: Condvar::new(),
+            limit: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+        }
+    }
 }
 
 impl fmt::Debug for EnginePool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("EnginePool")
+        write!(f, "EnginePool(limit {})", self.limit)
     }
 }
 
 impl EnginePool {
-    /// An idle engine, or a newly planned one (planned on `rt`).
+    /// An idle engine, or a newly planned one (planned on `rt`) while fewer than the limit
+    /// exist, else the next one given back. Errors: planning a new engine;
+    /// [`Error::Internal`] when the pool's lock is poisoned.
     pub(crate) fn take(&self, rt: &tokio::runtime::Runtime) -> Result<Engine> {
-        if let Some(e) = self.idle.lock().ok().and_then(|mut v| v.pop()) {
-            return Ok(e);
+        let poisoned = || Error::Internal("engine pool lock poisoned".into());
+        let mut state = self.state.lock().map_err(|_| poisoned())?;
+        loop {
+            if let Some(e) = state.0.pop() {
+                return Ok(e);
+            }
+            if state.1 < self.limit {
+                state.1 += 1;
+                drop(state);
+                let planned = rt.block_on(Engine::new(PipelineConfig {
+                    target_partitions: 1,
+                    ..PipelineConfig::default()
+                }));
+                if planned.is_err()
+                    && let Ok(mut s) = self.state.lock()
+                {
+                    s.1 -= 1;
+                    self.given_back.notify_one();
+                }
+                return planned;
+            }
+            state = self.given_back.wait(state).map_err(|_| poisoned())?;
         }
-        rt.block_on(Engine::new(PipelineConfig {
-            target_partitions: 1,
-            ..PipelineConfig::default()
-        }))
     }
 
     /// Returns an engine to the pool.
     pub(crate) fn give_back(&self, engine: Engine) {
-        if let Ok(mut v) = self.idle.lock() {
-            v.push(engine);
+        if let Ok(mut s) = self.state.lock() {
+            s.0.push(engine);
+            self.given_back.notify_one();
         }
     }
 }

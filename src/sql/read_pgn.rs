@@ -479,7 +479,6 @@ impl ExecutionPlan for PgnScanExec {
         builder.spawn_blocking(move || {
             let df = |e: crate::Error| DataFusionError::External(Box::new(e));
             let rt = thread_runtime().map_err(df)?;
-            let mut engine = None;
             let reader = input.open(&ByteCounter::new()).map_err(df)?;
             let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(chunk.min(65_536));
             let mut games_iter = if scan.plies.is_some() {
@@ -502,15 +501,14 @@ impl ExecutionPlan for PgnScanExec {
                 }
                 if games.len() >= chunk || (end && !games.is_empty()) {
                     let validation = if scan.rules {
-                        let e = match engine.take() {
-                            Some(e) => e,
-                            None => pool.take(&rt).map_err(df)?,
-                        };
+                        // the engine goes back before the batch is sent: a partition
+                        // waiting for its consumer holds none
+                        let e = pool.take(&rt).map_err(df)?;
                         let options = ValidateOptions {
                             plies: scan.plies.is_some(),
                         };
                         let r = rt.block_on(validate_games_with(&e, &games, options));
-                        engine = Some(e);
+                        pool.give_back(e);
                         rules_count.add(games.len());
                         Some(r.map_err(df)?)
                     } else {
@@ -531,9 +529,6 @@ impl ExecutionPlan for PgnScanExec {
                     break Ok(());
                 }
             };
-            if let Some(e) = engine {
-                pool.give_back(e);
-            }
             result
         });
         Ok(builder.build())

@@ -265,7 +265,7 @@ async fn globs_directories_zstd_and_several_files() {
             b[0].column(0).as_primitive::<Int64Type>().value(0)
         }
     };
-    // a directory: every PGN file below it (3 files, one partition each)
+    // a directory: every PGN file below it (3 files)
     let d = dir.display();
     assert_eq!(
         count(format!("SELECT count(*) FROM read_pgn('{d}')")).await,

@@ -1,8 +1,9 @@
 //! `read_pgn(path)`: PGN files as a table, one row per game (see [`read_pgn_schema`]).
 //!
 //! The provider ([`PgnTable`]) knows the files at planning time; its scan ([`PgnScanExec`])
-//! has one partition per file, so several files are read in parallel. Each partition reads
-//! its file on a blocking thread (decompression and parsing stay off the async workers),
+//! has one partition per group of files (at most DataFusion's target partitions, the files
+//! spread by size), so several files are read in parallel. Each partition reads its files
+//! in turn on a blocking thread (decompression and parsing stay off the async workers),
 //! cuts it into chunks of `batch_size` games and sends one record batch per chunk as soon as
 //! it is built: memory is bounded by a few chunks, whatever the size of the input.
 //!
@@ -283,7 +284,7 @@ impl PgnTable {
         }
     }
 
-    /// The files read (one scan partition each).
+    /// The files read.
     pub fn inputs(&self) -> &[Input] {
         &self.inputs
     }
@@ -318,17 +319,46 @@ impl TableProvider for PgnTable {
             self.inputs.clone(),
             projection,
             state.config().batch_size(),
+            state.config().target_partitions(),
             self.pool.clone(),
             self.plies,
         )?))
     }
 }
 
-/// The scan of `read_pgn`: one partition per file, the projected columns only, the rules
+/// The files of each scan partition: at most `target_partitions` groups, the largest files
+/// first each to the group with the fewest bytes so far, each group in file order.
+fn file_groups(inputs: &[Input], target_partitions: usize) -> Vec<Vec<usize>> {
+    let n = inputs.len().min(target_partitions.max(1));
+    let size = |i: &Input| match &i.source {
+        crate::io::input::Source::File(p) => std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
+        crate::io::input::Source::Stdin => 0,
+    };
+    let mut by_size: Vec<(u64, usize)> = inputs.iter().map(size).zip(0..).collect();
+    by_size.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut groups: Vec<(u64, Vec<usize>)> = vec![(0, vec![]); n];
+    for (bytes, i) in by_size {
+        if let Some(g) = groups.iter_mut().min_by_key(|g| g.0) {
+            g.0 += bytes;
+            g.1.push(i);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, mut g)| {
+            g.sort_unstable();
+            g
+        })
+        .collect()
+}
+
+/// The scan of `read_pgn`: one partition per group of files, the projected columns only, the rules
 /// only when a rules column is projected.
 #[derive(Debug)]
 pub struct PgnScanExec {
     inputs: Vec<Input>,
+    /// The files of each partition (indexes into `inputs`).
+    groups: Vec<Vec<usize>>,
     projection: Vec<usize>,
     schema: SchemaRef,
     rules: bool,
@@ -345,9 +375,11 @@ impl PgnScanExec {
         inputs: Vec<Input>,
         projection: Vec<usize>,
         batch_games: usize,
+        target_partitions: usize,
         pool: Arc<EnginePool>,
         plies: bool,
     ) -> datafusion::common::Result<PgnScanExec> {
+        let groups = file_groups(&inputs, target_partitions);
         let full = if plies {
             read_plies_schema()
         } else {
@@ -360,12 +392,13 @@ impl PgnScanExec {
                 .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_rules()));
         let properties = Arc::new(PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
-            Partitioning::UnknownPartitioning(inputs.len().max(1)),
+            Partitioning::UnknownPartitioning(groups.len().max(1)),
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
         Ok(PgnScanExec {
             inputs,
+            groups,
             projection,
             schema,
             rules,
@@ -377,12 +410,17 @@ impl PgnScanExec {
         })
     }
 
+    /// The files of each partition (indexes into [`PgnScanExec::inputs`]).
+    pub fn file_groups(&self) -> &[Vec<usize>] {
+        &self.groups
+    }
+
     /// Whether the scan runs the rules (a rules column is projected).
     pub fn runs_rules(&self) -> bool {
         self.rules
     }
 
-    /// The files read, one partition each.
+    /// The files read (see [`PgnScanExec::file_groups`] for the partitions).
     pub fn inputs(&self) -> &[Input] {
         &self.inputs
     }
@@ -451,23 +489,30 @@ impl ExecutionPlan for PgnScanExec {
         _context: Arc<TaskContext>,
     ) -> datafusion::common::Result<SendableRecordBatchStream> {
         let mut builder = RecordBatchReceiverStream::builder(self.schema.clone(), 2);
-        let Some(input) = self.inputs.get(partition).cloned() else {
+        let Some(group) = self.groups.get(partition).map(|g| {
+            g.iter()
+                .filter_map(|&i| self.inputs.get(i).cloned())
+                .collect::<Vec<Input>>()
+        }) else {
             // no files: the one partition is empty
             return Ok(builder.build());
         };
-        let tx = builder.tx();
-        let games_count = MetricBuilder::new(&self.metrics).counter("games", partition);
-        let rules_count = MetricBuilder::new(&self.metrics).counter("rules_games", partition);
-        let scan = Scan {
-            cols: self
-                .projection
-                .iter()
-                .filter_map(|&i| COLUMNS.get(i).map(|c| c.1))
-                .collect(),
-            schema: self.schema.clone(),
-            rules: self.rules,
-            plies: self.plies.then(|| self.projection.clone()),
-            rows: self.batch_games,
+        let flush = Flush {
+            scan: Scan {
+                cols: self
+                    .projection
+                    .iter()
+                    .filter_map(|&i| COLUMNS.get(i).map(|c| c.1))
+                    .collect(),
+                schema: self.schema.clone(),
+                rules: self.rules,
+                plies: self.plies.then(|| self.projection.clone()),
+                rows: self.batch_games,
+            },
+            pool: self.pool.clone(),
+            tx: builder.tx(),
+            games: MetricBuilder::new(&self.metrics).counter("games", partition),
+            rules_games: MetricBuilder::new(&self.metrics).counter("rules_games", partition),
         };
         // plies: about 80 rows per game
         let chunk = if self.plies {
@@ -475,63 +520,81 @@ impl ExecutionPlan for PgnScanExec {
         } else {
             self.batch_games
         };
-        let pool = self.pool.clone();
         builder.spawn_blocking(move || {
             let df = |e: crate::Error| DataFusionError::External(Box::new(e));
             let rt = thread_runtime().map_err(df)?;
-            let reader = input.open(&ByteCounter::new()).map_err(df)?;
+            // games of several files go into one chunk: fewer, larger pipeline runs
             let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(chunk.min(65_536));
-            let mut games_iter = if scan.plies.is_some() {
-                PgnReader::with_notes(reader)
-            } else {
-                PgnReader::new(reader)
-            };
-            let result = loop {
-                let next = games_iter.next();
-                let end = next.is_none();
-                match next {
-                    Some(Ok(g)) => games.push((input.name.as_str(), g)),
-                    Some(Err(PgnError::Io(e))) => {
-                        break Err(DataFusionError::External(Box::new(crate::Error::Io {
-                            path: input.name.clone(),
-                            source: e,
-                        })));
+            for input in &group {
+                let reader = input.open(&ByteCounter::new()).map_err(df)?;
+                let read = if flush.scan.plies.is_some() {
+                    PgnReader::with_notes(reader)
+                } else {
+                    PgnReader::new(reader)
+                };
+                for next in read {
+                    match next {
+                        Ok(g) => games.push((input.name.as_str(), g)),
+                        Err(PgnError::Io(e)) => {
+                            return Err(df(crate::Error::Io {
+                                path: input.name.clone(),
+                                source: e,
+                            }));
+                        }
                     }
-                    None => {}
-                }
-                if games.len() >= chunk || (end && !games.is_empty()) {
-                    let validation = if scan.rules {
-                        // the engine goes back before the batch is sent: a partition
-                        // waiting for its consumer holds none
-                        let e = pool.take(&rt).map_err(df)?;
-                        let options = ValidateOptions {
-                            plies: scan.plies.is_some(),
-                        };
-                        let r = rt.block_on(validate_games_with(&e, &games, options));
-                        pool.give_back(e);
-                        rules_count.add(games.len());
-                        Some(r.map_err(df)?)
-                    } else {
-                        None
-                    };
-                    games_count.add(games.len());
-                    let batches = scan.batches(&input.name, &games, validation.as_ref())?;
-                    games.clear();
-                    if batches
-                        .into_iter()
-                        .any(|b| tx.blocking_send(Ok(b)).is_err())
-                    {
-                        // the query stopped reading (LIMIT, cancelled)
-                        break Ok(());
+                    if games.len() >= chunk && !flush.send(&rt, &mut games)? {
+                        return Ok(());
                     }
                 }
-                if end {
-                    break Ok(());
-                }
-            };
-            result
+            }
+            if !games.is_empty() {
+                flush.send(&rt, &mut games)?;
+            }
+            Ok(())
         });
         Ok(builder.build())
+    }
+}
+
+/// What a partition does with each chunk of games: validate them when the rules are
+/// needed, build the batches, send them.
+struct Flush {
+    scan: Scan,
+    pool: Arc<EnginePool>,
+    tx: tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>,
+    games: datafusion::physical_plan::metrics::Count,
+    rules_games: datafusion::physical_plan::metrics::Count,
+}
+
+impl Flush {
+    /// Sends the batches of `games` and empties it; `false` when the query stopped reading
+    /// (LIMIT, cancelled).
+    fn send(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        games: &mut Vec<(&str, RawGame)>,
+    ) -> datafusion::common::Result<bool> {
+        let df = |e: crate::Error| DataFusionError::External(Box::new(e));
+        let validation = if self.scan.rules {
+            // the engine goes back before the batch is sent: a partition waiting for its
+            // consumer holds none
+            let e = self.pool.take(rt).map_err(df)?;
+            let options = ValidateOptions {
+                plies: self.scan.plies.is_some(),
+            };
+            let r = rt.block_on(validate_games_with(&e, games, options));
+            self.pool.give_back(e);
+            self.rules_games.add(games.len());
+            Some(r.map_err(df)?)
+        } else {
+            None
+        };
+        self.games.add(games.len());
+        let batches = self.scan.batches(games, validation.as_ref())?;
+        games.clear();
+        Ok(batches
+            .into_iter()
+            .all(|b| self.tx.blocking_send(Ok(b)).is_ok()))
     }
 }
 
@@ -551,7 +614,6 @@ impl Scan {
     /// plies need (at most `rows` rows each).
     fn batches(
         &self,
-        file: &str,
         games: &[(&str, RawGame)],
         validation: Option<&Validation>,
     ) -> datafusion::common::Result<Vec<RecordBatch>> {
@@ -564,7 +626,7 @@ impl Scan {
                 "read_plies: plies without validation".into(),
             ));
         };
-        let all = plies_batch(file, games, v)?.project(projection)?;
+        let all = plies_batch(games, v)?.project(projection)?;
         let all = RecordBatch::try_new_with_options(
             self.schema.clone(),
             all.columns().to_vec(),

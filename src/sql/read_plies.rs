@@ -1,8 +1,8 @@
 //! `read_plies(path)`: PGN files as a table of plies, one row per legal main-line ply of
 //! every game (see [`read_plies_schema`]).
 //!
-//! The scan is `read_pgn`'s ([`super::PgnScanExec`]: file listing, decompression, one
-//! partition per file, streaming chunks of games) with the plies of
+//! The scan is `read_pgn`'s ([`super::PgnScanExec`]: file listing, decompression, groups
+//! of files as partitions, streaming chunks of games) with the plies of
 //! [`crate::validate::validate_games_with`] (`ValidateOptions { plies: true }`, the path
 //! `sqlchess validate --plies` takes) as its rows; this module adds the columns the
 //! validation's [`PlyRow`] does not carry: the FEN after the move, the piece, squares and
@@ -10,7 +10,6 @@
 //! commands (`[%clk]`, `[%eval]`, [`crate::pgn::commands`]), NAGs, the material after the
 //! move and its Polyglot key.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
@@ -107,46 +106,50 @@ struct Derived<'a> {
     key: u64,
 }
 
-/// The rows of [`read_plies_schema`] for the plies of a chunk of games of `file`.
+/// The rows of [`read_plies_schema`] for the plies of a chunk of games (each with its
+/// file), validated with plies: the plies come game by game, as many per game as its
+/// report's `plies`.
 pub(crate) fn plies_batch(
-    file: &str,
     games: &[(&str, RawGame)],
     validation: &Validation,
 ) -> datafusion::common::Result<RecordBatch> {
     let plies = &validation.plies;
-    let by_index: HashMap<u64, usize> = games
+    // the game (index into `games`) of each ply row
+    let owner: Vec<usize> = validation
+        .reports
         .iter()
         .enumerate()
-        .map(|(i, (_, g))| (g.index as u64, i))
+        .flat_map(|(g, r)| std::iter::repeat_n(g, r.plies as usize))
         .collect();
-    let final_fen = |game: u64| {
-        by_index
-            .get(&game)
-            .and_then(|&i| validation.reports.get(i))
-            .and_then(|r| r.final_fen.as_deref())
-    };
+    if owner.len() != plies.len() || validation.reports.len() != games.len() {
+        return Err(datafusion::common::DataFusionError::Internal(format!(
+            "read_plies: {} ply rows for {} plies reported",
+            plies.len(),
+            owner.len()
+        )));
+    }
     let derived: Vec<Derived> = plies
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let next = plies.get(i + 1).filter(|n| n.game_id == p.game_id);
-            let fen_after = match next {
-                Some(n) => Some(n.fen_before.as_str()),
-                None => final_fen(p.game_id),
+            let fen_after = if owner.get(i + 1) == Some(&owner[i]) {
+                Some(plies[i + 1].fen_before.as_str())
+            } else {
+                validation.reports[owner[i]].final_fen.as_deref()
             };
             derive(p, fen_after)
         })
         .collect();
-    let notes = |p: &PlyRow| {
-        by_index
-            .get(&p.game_id)
-            .and_then(|&i| games.get(i))
+    let notes = |i: usize, p: &PlyRow| {
+        games
+            .get(owner[i])
             .and_then(|(_, g)| g.notes.get(p.ply as usize - 1))
     };
     let comments: Vec<Option<&str>> = plies
         .iter()
-        .map(|p| {
-            notes(p)
+        .enumerate()
+        .map(|(i, p)| {
+            notes(i, p)
                 .and_then(|n| n.comment.as_deref())
                 .map(str::trim)
                 .filter(|c| !c.is_empty())
@@ -165,14 +168,16 @@ pub(crate) fn plies_batch(
         ) as ArrayRef
     };
     let mut nags = ListBuilder::new(UInt8Builder::new());
-    for p in plies {
-        if let Some(n) = notes(p) {
+    for (i, p) in plies.iter().enumerate() {
+        if let Some(n) = notes(i, p) {
             nags.values().append_slice(&n.nags);
         }
         nags.append(true);
     }
     let mut columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from_iter_values(plies.iter().map(|_| file))),
+        Arc::new(StringArray::from_iter_values(
+            owner.iter().map(|&g| games[g].0),
+        )),
         Arc::new(UInt64Array::from_iter_values(
             plies.iter().map(|p| p.game_id),
         )),

@@ -823,7 +823,8 @@ async fn read_plies_matches_python_chess() {
     }
 }
 
-/// `read_plies` over a glob and a `.zst` copy: the same plies, once per file; a query of
+/// `read_plies` over a glob and a `.zst` copy, in two partitions and in one (a chunk of games
+/// then spans the files): the same plies, once per file; a query of
 /// one column only still gives every ply.
 #[tokio::test(flavor = "multi_thread")]
 async fn read_plies_streams_several_files_and_zstd() {
@@ -832,23 +833,31 @@ async fn read_plies_streams_several_files_and_zstd() {
     std::fs::write(dir.join("a.pgn"), &text).expect("write");
     let z = zstd::encode_all(text.as_slice(), 3).expect("zstd");
     std::fs::write(dir.join("b.pgn.zst"), z).expect("write");
-    let ctx = SessionContext::new_with_config(
-        datafusion::prelude::SessionConfig::new()
-            .with_target_partitions(2)
-            .with_batch_size(256),
-    );
-    sql::register(&ctx);
-    let got = rows(
-        &query(
-            &ctx,
-            &format!(
-                "SELECT file, count(*), count(DISTINCT game_index), sum(CAST(is_en_passant AS INT)) \
-                 FROM read_plies('{}/*') GROUP BY file ORDER BY file",
-                dir.display()
-            ),
-        )
-        .await,
-    );
+    // two partitions (a file each) and one (a chunk of games spans both files)
+    for partitions in [2, 1] {
+        let ctx = SessionContext::new_with_config(
+            datafusion::prelude::SessionConfig::new()
+                .with_target_partitions(partitions)
+                .with_batch_size(256),
+        );
+        sql::register(&ctx);
+        let got = rows(
+            &query(
+                &ctx,
+                &format!(
+                    "SELECT file, count(*), count(DISTINCT game_index), \
+                     sum(CAST(is_en_passant AS INT)) \
+                     FROM read_plies('{}/*') GROUP BY file ORDER BY file",
+                    dir.display()
+                ),
+            )
+            .await,
+        );
+        check_plies_per_file(&dir, got);
+    }
+}
+
+fn check_plies_per_file(dir: &std::path::Path, got: Vec<Vec<String>>) {
     let (_, want) = tsv("queries_plies.tsv");
     let ep = want.iter().filter(|w| w[14] == "true").count();
     let games = want

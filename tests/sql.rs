@@ -734,6 +734,26 @@ async fn literal_fens_legal_moves_table_and_unnest() {
     let got = rows(&query(&ctx, "SELECT fen_error('8/8/8/8/8/8/8/8 w - - 0 1')").await);
     assert!(got[0][0].starts_with("position: "), "{got:?}");
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    // LargeUtf8 and Utf8View arguments; the start position's published Polyglot key
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT position_key(arrow_cast('{start}', 'LargeUtf8')), \
+                 position_key(arrow_cast('{start}', 'Utf8View')), \
+                 position_status(arrow_cast('{start}', 'LargeUtf8'))"
+            ),
+        )
+        .await,
+    );
+    assert_eq!(
+        got,
+        [[
+            0x463b96181691fc9c_u64.to_string(),
+            0x463b96181691fc9c_u64.to_string(),
+            "ongoing".to_string()
+        ]]
+    );
     let got = rows(
         &query(
             &ctx,

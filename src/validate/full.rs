@@ -284,10 +284,12 @@ fn refusal(token: &SanToken, n: i64, has_piece: bool) -> (ErrorKind, String, boo
 /// as it was.
 async fn chosen_notation(engine: &Engine, moves: &[RecordBatch]) -> Result<HashMap<u64, PlyRow>> {
     let p = engine.pipeline();
+    // a piece letter as a byte (0 for none)
+    let letter = |piece: &str| piece.bytes().next().unwrap_or(0);
     let mut chosen: HashMap<u64, i32> = HashMap::new();
     // the chosen move's piece and target square: the legal moves `san` needs to
     // disambiguate it (the others of that piece to that square)
-    let mut targets: HashSet<(u64, String, i32)> = HashSet::new();
+    let mut targets: HashSet<(u64, u8, i32)> = HashSet::new();
     for b in moves {
         let id: &UInt64Array = column(b, "position_id")?;
         let code: &Int32Array = column(b, "move_code")?;
@@ -297,7 +299,7 @@ async fn chosen_notation(engine: &Engine, moves: &[RecordBatch]) -> Result<HashM
         for i in 0..b.num_rows() {
             if !null.value(i) {
                 chosen.insert(id.value(i), code.value(i));
-                targets.insert((id.value(i), piece.value(i).to_string(), to.value(i)));
+                targets.insert((id.value(i), letter(piece.value(i)), to.value(i)));
             }
         }
     }
@@ -312,9 +314,7 @@ async fn chosen_notation(engine: &Engine, moves: &[RecordBatch]) -> Result<HashM
         let piece = read::strings(b, "piece")?;
         let to: &Int32Array = column(b, "to_sq")?;
         let keep: BooleanArray = (0..b.num_rows())
-            .map(|i| {
-                Some(targets.contains(&(id.value(i), piece.value(i).to_string(), to.value(i))))
-            })
+            .map(|i| Some(targets.contains(&(id.value(i), letter(piece.value(i)), to.value(i)))))
             .collect();
         rivals.push(datafusion::arrow::compute::filter_record_batch(b, &keep)?);
     }

@@ -265,7 +265,7 @@ async fn globs_directories_zstd_and_several_files() {
             b[0].column(0).as_primitive::<Int64Type>().value(0)
         }
     };
-    // a directory: every PGN file below it (3 files, one partition each)
+    // a directory: every PGN file below it (3 files)
     let d = dir.display();
     assert_eq!(
         count(format!("SELECT count(*) FROM read_pgn('{d}')")).await,
@@ -484,4 +484,462 @@ fn cli_statements_formats_copy_and_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("/no/such/file.pgn"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The rows of a tab-separated oracle file of `tests/data` (header skipped), by column name.
+fn tsv(name: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(data(name)).expect(name);
+    let mut lines = text.lines();
+    let header = lines
+        .next()
+        .expect("header")
+        .split('\t')
+        .map(String::from)
+        .collect();
+    let rows = lines
+        .map(|l| l.split('\t').map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+/// A table of string columns (`Utf8View` when `view`), `partitions` partitions.
+fn string_table(
+    ctx: &SessionContext,
+    name: &str,
+    columns: &[(&str, Vec<Option<String>>)],
+    view: bool,
+    partitions: usize,
+) {
+    use datafusion::arrow::array::{ArrayRef, StringArray, StringViewArray};
+    use datafusion::arrow::datatypes::{DataType, Field, Schema};
+    let t = if view {
+        DataType::Utf8View
+    } else {
+        DataType::Utf8
+    };
+    let schema = Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|(n, _)| Field::new(*n, t.clone(), true))
+            .collect::<Vec<_>>(),
+    ));
+    let n = columns[0].1.len();
+    let per = n.div_ceil(partitions).max(1);
+    let mut parts = vec![];
+    for start in (0..n).step_by(per) {
+        let end = (start + per).min(n);
+        let arrays: Vec<ArrayRef> = columns
+            .iter()
+            .map(|(_, v)| {
+                let slice = &v[start..end];
+                if view {
+                    Arc::new(
+                        slice
+                            .iter()
+                            .map(|s| s.as_deref())
+                            .collect::<StringViewArray>(),
+                    ) as ArrayRef
+                } else {
+                    Arc::new(slice.iter().map(|s| s.as_deref()).collect::<StringArray>())
+                }
+            })
+            .collect();
+        parts.push(vec![
+            RecordBatch::try_new(schema.clone(), arrays).expect("batch"),
+        ]);
+    }
+    let table = datafusion::datasource::MemTable::try_new(schema, parts).expect("table");
+    ctx.register_table(name, Arc::new(table)).expect("register");
+}
+
+/// The FENs of `fen/fen_bad.txt` (each breaks one FEN rule or an attack rule of standard
+/// chess) that python-chess rejects in the mode its PGN reader chooses: the two whose
+/// castling rights can only mean Chess960 (`q` for a rook on c8, `Q` for a rook on d1) are
+/// valid Chess960 positions, in the oracle with their values.
+fn bad_fens() -> Vec<String> {
+    let (_, positions) = tsv("sql_functions_positions.tsv");
+    let bad: Vec<String> = std::fs::read_to_string(data("fen/fen_bad.txt"))
+        .expect("fen_bad")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').next().expect("fen").to_string())
+        .filter(|f| !positions.iter().any(|r| &r[0] == f))
+        .collect();
+    assert_eq!(bad.len(), 58);
+    bad
+}
+
+/// `position_status`, `position_key`, `epd`, `material`, `fen_error`, `legal_moves_list`
+/// against python-chess (`tests/data/make_sql_functions_oracle.py`) on 696 positions (121 of
+/// them Chess960: X-FEN and Shredder-FEN, and two FENs whose castling rights can only mean
+/// Chess960), plus the 58 bad FENs (NULL everywhere, `fen_error` set, the query does not
+/// fail), over a Utf8View column in four partitions.
+#[tokio::test(flavor = "multi_thread")]
+async fn position_functions_match_python_chess() {
+    use datafusion::arrow::array::{ListArray, StructArray};
+    use datafusion::arrow::datatypes::{DataType, UInt64Type};
+    let (header, want) = tsv("sql_functions_positions.tsv");
+    let col = |n: &str| header.iter().position(|h| h == n).expect(n);
+    let bad = bad_fens();
+    let mut fens: Vec<Option<String>> = want.iter().map(|r| Some(r[0].clone())).collect();
+    fens.extend(bad.iter().cloned().map(Some));
+    fens.push(None);
+    let ctx = SessionContext::new_with_config(
+        datafusion::prelude::SessionConfig::new().with_target_partitions(4),
+    );
+    sql::register(&ctx);
+    string_table(&ctx, "positions", &[("fen", fens.clone())], true, 4);
+    let batches = query(
+        &ctx,
+        "SELECT fen, fen_error(fen) AS e, position_status(fen) AS s, position_key(fen) AS k, \
+         epd(fen) AS epd, material(fen) AS m, legal_moves_list(fen) AS l FROM positions",
+    )
+    .await;
+    let mut seen = 0;
+    let (mut moves_checked, mut bad_seen) = (0, 0);
+    for b in &batches {
+        let fen = datafusion::arrow::compute::cast(b.column(0), &DataType::Utf8).expect("cast");
+        let fen = fen.as_string::<i32>();
+        let err = b.column(1).as_string::<i32>();
+        let status = b.column(2).as_string::<i32>();
+        let key = b.column(3).as_primitive::<UInt64Type>();
+        let epd = b.column(4).as_string::<i32>();
+        let m = b
+            .column(5)
+            .as_any()
+            .downcast_ref::<StructArray>()
+            .expect("struct");
+        let sig = m
+            .column_by_name("signature")
+            .expect("signature")
+            .as_string::<i32>();
+        let wk = m
+            .column_by_name("white_kings")
+            .expect("white_kings")
+            .as_primitive::<datafusion::arrow::datatypes::UInt8Type>();
+        let l = b
+            .column(6)
+            .as_any()
+            .downcast_ref::<ListArray>()
+            .expect("list");
+        for i in 0..b.num_rows() {
+            seen += 1;
+            if fen.is_null(i) {
+                assert!(err.is_null(i) && status.is_null(i) && key.is_null(i) && l.is_null(i));
+                continue;
+            }
+            let f = fen.value(i);
+            if let Some(r) = want.iter().find(|r| r[0] == f) {
+                assert!(err.is_null(i), "{f}: {}", err.value(i));
+                assert_eq!(status.value(i), r[col("position_status")], "{f}");
+                assert_eq!(
+                    format!("{:016x}", key.value(i)),
+                    r[col("position_key")],
+                    "{f}"
+                );
+                assert_eq!(epd.value(i), r[col("epd")], "{f}");
+                assert_eq!(sig.value(i), r[col("signature")], "{f}");
+                assert_eq!(wk.value(i), 1, "{f}");
+                let list = l.value(i);
+                let list = list.as_any().downcast_ref::<StructArray>().expect("moves");
+                let uci = list.column_by_name("uci").expect("uci").as_string::<i32>();
+                let san = list.column_by_name("san").expect("san").as_string::<i32>();
+                let join = |a: &datafusion::arrow::array::StringArray| {
+                    a.iter()
+                        .map(|s| s.unwrap_or("NULL"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                assert_eq!(join(uci), r[col("legal_uci")], "{f}");
+                assert_eq!(join(san), r[col("legal_san")], "{f}");
+                moves_checked += uci.len();
+            } else {
+                assert!(bad.iter().any(|x| x == f), "{f}");
+                bad_seen += 1;
+                assert!(!err.is_null(i), "{f}: no fen_error");
+                assert!(status.is_null(i) && l.is_null(i), "{f}");
+            }
+        }
+    }
+    assert_eq!(seen, fens.len());
+    assert_eq!(bad_seen, bad.len());
+    assert!(moves_checked > 10_000, "{moves_checked}");
+}
+
+/// `fen_after` and `is_legal` against python-chess on 5,532 (FEN, move) pairs (SAN, UCI,
+/// castling, illegal and ambiguous tokens), over Utf8 columns; a bad FEN gives NULL.
+#[tokio::test(flavor = "multi_thread")]
+async fn move_functions_match_python_chess() {
+    let (_, want) = tsv("sql_functions_moves.tsv");
+    let mut fens: Vec<Option<String>> = want.iter().map(|r| Some(r[0].clone())).collect();
+    let mut moves: Vec<Option<String>> = want.iter().map(|r| Some(r[1].clone())).collect();
+    let bad = bad_fens();
+    fens.push(Some(bad[0].clone()));
+    moves.push(Some("e4".into()));
+    fens.push(Some(want[0][0].clone()));
+    moves.push(None);
+    let ctx = sql::context();
+    string_table(&ctx, "pairs", &[("fen", fens), ("mv", moves)], false, 3);
+    let got = rows(
+        &query(
+            &ctx,
+            "SELECT fen, mv, is_legal(fen, mv), fen_after(fen, mv) FROM pairs",
+        )
+        .await,
+    );
+    assert_eq!(got.len(), want.len() + 2);
+    let mut legal = 0;
+    for r in &got {
+        if r[1] == "NULL" || r[0] == bad[0] {
+            assert_eq!((r[2].as_str(), r[3].as_str()), ("NULL", "NULL"), "{r:?}");
+            continue;
+        }
+        let w = want
+            .iter()
+            .find(|w| w[0] == r[0] && w[1] == r[1])
+            .expect("pair");
+        let is_legal = if w[2] == "1" { "true" } else { "false" };
+        let after = if w[3].is_empty() {
+            "NULL"
+        } else {
+            w[3].as_str()
+        };
+        assert_eq!((r[2].as_str(), r[3].as_str()), (is_legal, after), "{r:?}");
+        legal += usize::from(w[2] == "1");
+    }
+    assert_eq!(legal, want.iter().filter(|w| w[2] == "1").count());
+    assert!(legal > 1000, "{legal}");
+}
+
+/// A bad literal FEN is a planning error naming the argument and the FEN field; `legal_moves`
+/// lists the moves of a literal FEN (python-chess: 20 from the start, the SAN of e2e4);
+/// `unnest(legal_moves_list(..))` gives the same rows.
+#[tokio::test(flavor = "multi_thread")]
+async fn literal_fens_legal_moves_table_and_unnest() {
+    let ctx = sql::context();
+    for q in [
+        "SELECT position_status('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1')",
+        "SELECT * FROM legal_moves('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1')",
+    ] {
+        let e = match ctx.sql(q).await {
+            Ok(df) => df.collect().await.err().expect("an error").to_string(),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            e.contains("argument 1") && e.contains("en_passant"),
+            "{q}: {e}"
+        );
+    }
+    // kings adjacent: an attack rule, still a planning error naming the field `position`
+    let e = ctx
+        .sql("SELECT fen_after('8/8/8/8/8/8/8/Kk6 w - - 0 1', 'Kb2')")
+        .await
+        .err()
+        .expect("plan error")
+        .to_string();
+    assert!(e.contains("argument 1") && e.contains("position"), "{e}");
+    // fen_error takes bad literals
+    let got = rows(&query(&ctx, "SELECT fen_error('8/8/8/8/8/8/8/8 w - - 0 1')").await);
+    assert!(got[0][0].starts_with("position: "), "{got:?}");
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    // LargeUtf8 and Utf8View arguments; the start position's published Polyglot key
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT position_key(arrow_cast('{start}', 'LargeUtf8')), \
+                 position_key(arrow_cast('{start}', 'Utf8View')), \
+                 position_status(arrow_cast('{start}', 'LargeUtf8'))"
+            ),
+        )
+        .await,
+    );
+    assert_eq!(
+        got,
+        [[
+            0x463b96181691fc9c_u64.to_string(),
+            0x463b96181691fc9c_u64.to_string(),
+            "ongoing".to_string()
+        ]]
+    );
+    let got = rows(
+        &query(
+            &ctx,
+            &format!("SELECT count(*), count(DISTINCT uci) FROM legal_moves('{start}')"),
+        )
+        .await,
+    );
+    assert_eq!(got, [["20", "20"]]);
+    let got = rows(
+        &query(
+            &ctx,
+            &format!("SELECT san, piece, from_name, to_name FROM legal_moves('{start}') WHERE uci = 'e2e4'"),
+        )
+        .await,
+    );
+    assert_eq!(got, [["e4", "P", "e2", "e4"]]);
+    let got = rows(
+        &query(
+            &ctx,
+            &format!("SELECT count(*) FROM (SELECT unnest(legal_moves_list('{start}')) AS m)"),
+        )
+        .await,
+    );
+    assert_eq!(got, [["20"]]);
+}
+
+fn queries_pgn() -> String {
+    data("pgn/queries.pgn").display().to_string()
+}
+
+/// Every column of `read_plies` against python-chess (`examples/queries/make_expected.py`,
+/// `tests/data/queries_plies.tsv`) on the 68 games of `pgn/queries.pgn` (lichess games with
+/// clocks, evaluations and NAGs, en passant captures, underpromotions, two games with an
+/// illegal move whose plies stop before it): 4,705 plies. `fen_before` is the previous
+/// ply's `fen_after` (the start position at ply 1).
+#[tokio::test(flavor = "multi_thread")]
+async fn read_plies_matches_python_chess() {
+    let ctx = sql::context();
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT game_index, ply, fen_after, uci, san, piece, from_square, to_square, \
+                 captured, promotion, is_capture, is_check, is_checkmate, is_castling, \
+                 is_en_passant, clock_s, eval_cp, eval_mate, comment, nags, \
+                 white_pawns, white_knights, white_bishops, white_rooks, white_queens, \
+                 black_pawns, black_knights, black_bishops, black_rooks, black_queens, \
+                 position_key, fen_before, file \
+                 FROM read_plies('{}') ORDER BY game_index, ply",
+                queries_pgn()
+            ),
+        )
+        .await,
+    );
+    let (header, want) = tsv("queries_plies.tsv");
+    assert_eq!(header.len(), 22);
+    assert_eq!(got.len(), want.len());
+    assert!(got.len() > 4000, "{}", got.len());
+    let mut previous_after = String::new();
+    for (g, w) in got.iter().zip(&want) {
+        let cell = |s: &str| {
+            if s == "NULL" {
+                String::new()
+            } else {
+                s.to_string()
+            }
+        };
+        let mut nags: Vec<&str> = g[19]
+            .trim_matches(|c| c == '[' || c == ']')
+            .split(", ")
+            .filter(|s| !s.is_empty())
+            .collect();
+        nags.sort_by_key(|n| n.parse::<u32>().unwrap_or(0));
+        let mut mine: Vec<String> = g[..19].iter().map(|s| cell(s)).collect();
+        mine.push(nags.join(" "));
+        mine.push(g[20..30].join(" "));
+        mine.push(format!("{:016x}", g[30].parse::<u64>().expect("key")));
+        assert_eq!(&mine, w, "game {} ply {}", w[0], w[1]);
+        let before = if g[1] == "1" {
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_string()
+        } else {
+            previous_after.clone()
+        };
+        assert_eq!(g[31], before, "fen_before of game {} ply {}", g[0], g[1]);
+        assert_eq!(g[32], queries_pgn());
+        previous_after = g[2].clone();
+    }
+}
+
+/// `read_plies` over a glob and a `.zst` copy, in two partitions and in one (a chunk of games
+/// then spans the files): the same plies, once per file; a query of
+/// one column only still gives every ply.
+#[tokio::test(flavor = "multi_thread")]
+async fn read_plies_streams_several_files_and_zstd() {
+    let dir = temp_dir("plies");
+    let text = std::fs::read(queries_pgn()).expect("read");
+    std::fs::write(dir.join("a.pgn"), &text).expect("write");
+    let z = zstd::encode_all(text.as_slice(), 3).expect("zstd");
+    std::fs::write(dir.join("b.pgn.zst"), z).expect("write");
+    // two partitions (a file each) and one (a chunk of games spans both files)
+    for partitions in [2, 1] {
+        let ctx = SessionContext::new_with_config(
+            datafusion::prelude::SessionConfig::new()
+                .with_target_partitions(partitions)
+                .with_batch_size(256),
+        );
+        sql::register(&ctx);
+        let got = rows(
+            &query(
+                &ctx,
+                &format!(
+                    "SELECT file, count(*), count(DISTINCT game_index), \
+                     sum(CAST(is_en_passant AS INT)) \
+                     FROM read_plies('{}/*') GROUP BY file ORDER BY file",
+                    dir.display()
+                ),
+            )
+            .await,
+        );
+        check_plies_per_file(&dir, got);
+    }
+}
+
+fn check_plies_per_file(dir: &std::path::Path, got: Vec<Vec<String>>) {
+    let (_, want) = tsv("queries_plies.tsv");
+    let ep = want.iter().filter(|w| w[14] == "true").count();
+    let games = want
+        .iter()
+        .map(|w| w[0].clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let n = want.len().to_string();
+    let a = dir.join("a.pgn").display().to_string();
+    let b = dir.join("b.pgn.zst").display().to_string();
+    assert!(ep > 0);
+    assert_eq!(
+        got,
+        [
+            [a, n.clone(), games.to_string(), ep.to_string()],
+            [b, n, games.to_string(), ep.to_string()]
+        ]
+    );
+}
+
+/// List, map and struct access (DataFusion's `nested_expressions`): `tags['Event']`,
+/// `moves[1]`, `cardinality(moves)`, `material(fen)['signature']`; values from the first
+/// game of the sample (tags as written in the file, python-chess's material).
+#[tokio::test(flavor = "multi_thread")]
+async fn list_map_and_struct_access() {
+    let ctx = sql::context();
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT tags['Event'], moves[1], moves[2], tags['NoSuchTag'], \
+                 material('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1')['signature'], \
+                 material('8/8/8/8/8/8/8/KR4rk w - - 0 1')['white_rooks'] \
+                 FROM read_pgn('{}') WHERE game_index = 0",
+                sample()
+            ),
+        )
+        .await,
+    );
+    let text = std::fs::read_to_string(sample()).expect("sample");
+    let event = text
+        .lines()
+        .find_map(|l| l.strip_prefix("[Event \""))
+        .and_then(|l| l.strip_suffix("\"]"))
+        .expect("Event tag");
+    assert_eq!(
+        got,
+        [[
+            event,
+            "d4",
+            "Nf6",
+            "NULL",
+            "KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP",
+            "1"
+        ]]
+    );
 }

@@ -178,6 +178,21 @@ pub struct RawGame {
     pub fault: Option<PgnFault>,
     /// How the game's bytes were decoded.
     pub encoding: Encoding,
+    /// With [`PgnReader::with_notes`]: the comments and NAGs after each main-line move
+    /// (entry `i` belongs to ply `i + 1`, as `moves`); else empty.
+    pub notes: Vec<PlyNotes>,
+}
+
+/// The annotations after one main-line move (read with [`PgnReader::with_notes`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlyNotes {
+    /// The text of the `{…}` comments after the move, before the next move, joined by a
+    /// space (commands such as `[%clk 0:03:00]` included); `None` without a comment.
+    pub comment: Option<String>,
+    /// NAGs after the move (`$1`; values above 255 are dropped) and the suffix glyphs of
+    /// the move token, as NAGs (PGN standard §10: `!` 1, `?` 2, `!!` 3, `??` 4, `!?` 5,
+    /// `?!` 6).
+    pub nags: Vec<u8>,
 }
 
 impl RawGame {
@@ -211,12 +226,24 @@ pub struct PgnReader<R: BufRead> {
     carry: Option<(Vec<u8>, Vec<u8>)>,
     started: bool,
     done: bool,
+    /// Keep comments and NAGs ([`RawGame::notes`]).
+    notes: bool,
 }
 
 impl<R: BufRead> PgnReader<R> {
+    /// A reader that also keeps the comments and NAGs after each main-line move
+    /// ([`RawGame::notes`]).
+    pub fn with_notes(reader: R) -> Self {
+        PgnReader {
+            notes: true,
+            ..PgnReader::new(reader)
+        }
+    }
+
     /// Creates a reader over `reader`. Nothing is read until the first call to `next`.
     pub fn new(reader: R) -> Self {
         PgnReader {
+            notes: false,
             src: Source {
                 inner: reader,
                 pushback: Vec::new(),
@@ -278,6 +305,8 @@ fn ends_token(b: u8) -> bool {
 struct Game {
     tags: Vec<(Vec<u8>, Vec<u8>)>,
     moves: Vec<Vec<u8>>,
+    /// Per move, when notes are kept: comment bytes and NAGs.
+    notes: Vec<(Option<Vec<u8>>, Vec<u8>)>,
     result: Option<&'static str>,
     fault: Option<(PgnFaultKind, u32, String)>,
     /// Anything that makes this a game (a tag, a movetext element, a fault) was seen.
@@ -357,7 +386,20 @@ impl<R: BufRead> PgnReader<R> {
                 b'{' => {
                     g.line_empty = false;
                     self.src.bump()?;
-                    if !self.src.skip_comment()? {
+                    // a main-line comment after a move is kept with the notes
+                    let keep = self.notes && g.depth == 0 && !g.frozen;
+                    let mut text = Vec::new();
+                    let closed = self.src.skip_comment(keep.then_some(&mut text))?;
+                    if keep && let Some((comment, _)) = g.notes.last_mut() {
+                        match comment {
+                            Some(c) => {
+                                c.push(b' ');
+                                c.extend_from_slice(&text);
+                            }
+                            None => *comment = Some(text),
+                        }
+                    }
+                    if !closed {
                         g.set_fault(
                             PgnFaultKind::UnterminatedComment,
                             "end of input inside a { comment",
@@ -400,11 +442,23 @@ impl<R: BufRead> PgnReader<R> {
                     g.set_fault(PgnFaultKind::StrayCloseBracket, "] outside a tag pair");
                 }
                 b'$' => {
-                    // NAG: any number of digits, value ignored.
+                    // NAG: any number of digits; kept with the notes when 0..=255.
                     self.src.bump()?;
                     g.movetext();
-                    while self.src.peek()?.is_some_and(|b| b.is_ascii_digit()) {
+                    let mut value: Option<u32> = Some(0);
+                    while let Some(b) = self.src.peek()?.filter(u8::is_ascii_digit) {
+                        value = value
+                            .and_then(|v| v.checked_mul(10))
+                            .and_then(|v| v.checked_add(u32::from(b - b'0')));
                         self.src.bump()?;
+                    }
+                    if self.notes
+                        && g.depth == 0
+                        && !g.frozen
+                        && let Some((_, nags)) = g.notes.last_mut()
+                        && let Some(n) = value.and_then(|v| u8::try_from(v).ok())
+                    {
+                        nags.push(n);
                     }
                 }
                 c if is_control(c) => {
@@ -431,12 +485,27 @@ impl<R: BufRead> PgnReader<R> {
                         }
                     } else if g.depth == 0 && !g.frozen {
                         let mv = move_of(token);
-                        match g.moves.last_mut() {
-                            Some(last) if mv == EN_PASSANT_MARK => {
-                                last.extend_from_slice(mv);
+                        if mv == EN_PASSANT_MARK
+                            && let Some(last) = g.moves.last_mut()
+                        {
+                            // the mark belongs to the move before it: not a ply
+                            last.extend_from_slice(mv);
+                        } else if !mv.is_empty() {
+                            g.moves.push(mv.to_vec());
+                            if self.notes {
+                                let glyphs = token
+                                    .iter()
+                                    .rev()
+                                    .take_while(|b| matches!(b, b'!' | b'?'))
+                                    .count();
+                                let glyph = glyph_nag(&token[token.len() - glyphs..]);
+                                g.notes.push((None, glyph.into_iter().collect()));
                             }
-                            _ if !mv.is_empty() => g.moves.push(mv.to_vec()),
-                            _ => {}
+                        } else if self.notes
+                            && let Some(n) = glyph_nag(token)
+                            && let Some((_, nags)) = g.notes.last_mut()
+                        {
+                            nags.push(n);
                         }
                     }
                 }
@@ -497,6 +566,14 @@ impl<R: BufRead> PgnReader<R> {
                 .map(|(n, v)| (decode(n, encoding), decode(v, encoding)))
                 .collect(),
             moves: g.moves.into_iter().map(|m| decode(m, encoding)).collect(),
+            notes: g
+                .notes
+                .into_iter()
+                .map(|(comment, nags)| PlyNotes {
+                    comment: comment.map(|c| decode(c, encoding)),
+                    nags,
+                })
+                .collect(),
             result: g.result.map(str::to_owned),
             fault: g
                 .fault
@@ -508,6 +585,19 @@ impl<R: BufRead> PgnReader<R> {
 
 /// The en passant mark written as a token of its own (FIDE Laws, Appendix C.13).
 const EN_PASSANT_MARK: &[u8] = b"e.p.";
+
+/// The NAG of a suffix glyph (PGN standard §10), if `glyph` is one.
+fn glyph_nag(glyph: &[u8]) -> Option<u8> {
+    match glyph {
+        b"!" => Some(1),
+        b"?" => Some(2),
+        b"!!" => Some(3),
+        b"??" => Some(4),
+        b"!?" => Some(5),
+        b"?!" => Some(6),
+        _ => None,
+    }
+}
 
 /// The termination marker a token is, if it is one (`½-½` in UTF-8 or Windows-1252 reads as
 /// `1/2-1/2`).
@@ -699,13 +789,18 @@ impl<R: BufRead> Source<R> {
         Ok(())
     }
 
-    /// Skips a comment whose `{` was consumed; `false` if the input ends first.
-    fn skip_comment(&mut self) -> io::Result<bool> {
+    /// Skips a comment whose `{` was consumed, keeping its bytes in `keep` if given;
+    /// `false` if the input ends first.
+    fn skip_comment(&mut self, mut keep: Option<&mut Vec<u8>>) -> io::Result<bool> {
         loop {
             match self.bump()? {
                 None => return Ok(false),
                 Some(b'}') => return Ok(true),
-                Some(_) => {}
+                Some(b) => {
+                    if let Some(k) = keep.as_deref_mut() {
+                        k.push(b);
+                    }
+                }
             }
         }
     }
@@ -1614,5 +1709,36 @@ mod tests {
             .map(summary)
             .collect();
         assert_eq!(whole, from_parts);
+    }
+
+    #[test]
+    fn notes_after_main_line_moves() {
+        let text = "[Event \"x\"]\n\n{before} 1. e4 {[%clk 0:03:00]} $1 e5!? {a} {b} \
+                    (1... c5 {variation} $2) 2. Nf3 $300 $14 *\n";
+        let g = PgnReader::with_notes(text.as_bytes())
+            .next()
+            .unwrap()
+            .unwrap();
+        assert_eq!(g.moves, ["e4", "e5", "Nf3"]);
+        assert_eq!(
+            g.notes,
+            [
+                PlyNotes {
+                    comment: Some("[%clk 0:03:00]".into()),
+                    nags: vec![1]
+                },
+                PlyNotes {
+                    comment: Some("a b".into()),
+                    nags: vec![5]
+                },
+                PlyNotes {
+                    comment: None,
+                    nags: vec![14]
+                },
+            ]
+        );
+        // without notes: none kept
+        let g = PgnReader::new(text.as_bytes()).next().unwrap().unwrap();
+        assert!(g.notes.is_empty());
     }
 }

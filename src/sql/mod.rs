@@ -9,10 +9,22 @@
 //! SELECT final_status, count(*) FROM read_pgn('games/') GROUP BY 1;
 //! ```
 //!
-//! Tables (table functions; the argument is a string literal: a file, a directory searched
-//! recursively for PGN files, or a glob; `.zst`, `.gz`, `.bz2` are decompressed on the fly):
+//! Tables (table functions; the path argument is a string literal: a file, a directory
+//! searched recursively for PGN files, or a glob; `.zst`, `.gz`, `.bz2` are decompressed on
+//! the fly):
 //! - `read_pgn(path)`: one row per game, schema [`read_pgn_schema`]. Tag-only queries never
 //!   run the rules (projection pushdown); the rules columns are `validate`'s report.
+//! - `read_plies(path)`: one row per legal main-line ply, schema [`read_plies_schema`]; the
+//!   same scan with the plies of `validate --plies`.
+//! - `legal_moves(fen)`: the legal moves of one position (a FEN literal), schema
+//!   [`legal_moves_schema`].
+//!
+//! Scalar functions ([`ChessFunction`], table of types and NULL rules in
+//! [`functions`](self::functions)): `fen_after(fen, move)`, `is_legal(fen, move)`,
+//! `position_status(fen)`, `position_key(fen)`, `epd(fen)`, `material(fen)`,
+//! `fen_error(fen)`, `legal_moves_list(fen)`. Each call runs the pipeline's stages once per
+//! batch on an engine of a pool ([`engines`](self::engines): how the synchronous call reaches
+//! the asynchronous pipeline, and why concurrent partitions never share an engine).
 //!
 //! DataFusion 55 limits: table function arguments are literals only (no columns, no named
 //! arguments); function names are lowercase.
@@ -20,17 +32,34 @@
 //! This module is the user-facing layer; the stage plumbing it runs on is
 //! [`crate::session`].
 
+pub mod engines;
+pub mod functions;
+mod legal_moves;
 mod read_pgn;
+mod read_plies;
 
 use std::sync::Arc;
 
 use datafusion::prelude::{SessionConfig, SessionContext};
 
+pub use functions::ChessFunction;
+pub use legal_moves::{LegalMoves, legal_moves_schema};
 pub use read_pgn::{PgnScanExec, PgnTable, ReadPgn, read_pgn_schema};
+pub use read_plies::{ReadPlies, read_plies_schema};
 
-/// Registers the chess tables and functions on `ctx`: the table function `read_pgn`.
+/// Registers the chess tables and functions on `ctx`: the table functions `read_pgn`,
+/// `read_plies`, `legal_moves` and
+/// the scalar functions of [`functions`] (`fen_after`, `is_legal`, `position_status`,
+/// `position_key`, `epd`, `material`, `fen_error`, `legal_moves_list`). They share one pool
+/// of engines.
 pub fn register(ctx: &SessionContext) {
-    ctx.register_udtf("read_pgn", Arc::new(ReadPgn::default()));
+    let pool = Arc::new(engines::EnginePool::default());
+    ctx.register_udtf("read_pgn", Arc::new(ReadPgn::new(pool.clone())));
+    ctx.register_udtf("read_plies", Arc::new(ReadPlies::new(pool.clone())));
+    ctx.register_udtf("legal_moves", Arc::new(LegalMoves::new(pool.clone())));
+    for f in functions::all(&pool) {
+        ctx.register_udf(f);
+    }
 }
 
 /// A new session with [`register`]ed chess tables and functions and the information schema

@@ -1,8 +1,9 @@
 //! `read_pgn(path)`: PGN files as a table, one row per game (see [`read_pgn_schema`]).
 //!
 //! The provider ([`PgnTable`]) knows the files at planning time; its scan ([`PgnScanExec`])
-//! has one partition per file, so several files are read in parallel. Each partition reads
-//! its file on a blocking thread (decompression and parsing stay off the async workers),
+//! has one partition per group of files (at most DataFusion's target partitions, the files
+//! spread by size), so several files are read in parallel. Each partition reads its files
+//! in turn on a blocking thread (decompression and parsing stay off the async workers),
 //! cuts it into chunks of `batch_size` games and sends one record batch per chunk as soon as
 //! it is built: memory is bounded by a few chunks, whatever the size of the input.
 //!
@@ -15,7 +16,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use datafusion::arrow::array::{
@@ -37,12 +38,12 @@ use datafusion::physical_plan::{
     SendableRecordBatchStream,
 };
 
+use super::engines::{EnginePool, thread_runtime};
+use super::read_plies::{plies_batch, read_plies_schema};
 use crate::chess::outcome::FinalStatus;
-use crate::engine::Engine;
 use crate::io::input::{ByteCounter, Input};
 use crate::pgn::{PgnError, PgnReader, RawGame};
-use crate::session::PipelineConfig;
-use crate::validate::{ErrorKind, GameReport, validate_games};
+use crate::validate::{ErrorKind, GameReport, ValidateOptions, Validation, validate_games_with};
 
 /// What a column of `read_pgn` is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,38 +182,6 @@ pub fn read_pgn_schema() -> SchemaRef {
     ))
 }
 
-/// Engines kept between scans (the pipeline is planned once per engine; each partition
-/// takes one, uses it alone and gives it back).
-#[derive(Default)]
-pub(crate) struct EnginePool {
-    idle: Mutex<Vec<Engine>>,
-}
-
-impl fmt::Debug for EnginePool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("EnginePool")
-    }
-}
-
-impl EnginePool {
-    /// An idle engine, or a newly planned one (planned on the calling thread's runtime).
-    fn take(&self, rt: &tokio::runtime::Runtime) -> crate::Result<Engine> {
-        if let Some(e) = self.idle.lock().ok().and_then(|mut v| v.pop()) {
-            return Ok(e);
-        }
-        rt.block_on(Engine::new(PipelineConfig {
-            target_partitions: 1,
-            ..PipelineConfig::default()
-        }))
-    }
-
-    fn give_back(&self, engine: Engine) {
-        if let Ok(mut v) = self.idle.lock() {
-            v.push(engine);
-        }
-    }
-}
-
 /// The `read_pgn` table function. Its argument is a string literal: a file, a directory
 /// (every `*.pgn`, `*.pgn.zst`, `*.pgn.gz`, `*.pgn.bz2` below it, see
 /// [`crate::io::input::expand`]) or a glob pattern (`games/*.pgn.zst`). Compression is chosen
@@ -283,19 +252,39 @@ impl TableFunctionImpl for ReadPgn {
         Ok(Arc::new(PgnTable {
             inputs: inputs_of(&path)?,
             pool: self.pool.clone(),
+            plies: false,
         }))
     }
 }
 
-/// The table of one `read_pgn(path)` call: its files, known at planning time.
+impl ReadPgn {
+    /// `read_pgn` with engines from `pool`.
+    pub(crate) fn new(pool: Arc<EnginePool>) -> ReadPgn {
+        ReadPgn { pool }
+    }
+}
+
+/// The table of one `read_pgn(path)` or `read_plies(path)` call: its files, known at
+/// planning time.
 #[derive(Debug)]
 pub struct PgnTable {
     inputs: Vec<Input>,
     pool: Arc<EnginePool>,
+    /// One row per ply ([`super::read_plies_schema`]) instead of one per game.
+    plies: bool,
 }
 
 impl PgnTable {
-    /// The files read (one scan partition each).
+    /// The plies table (`read_plies`) of `inputs`.
+    pub(crate) fn plies(inputs: Vec<Input>, pool: Arc<EnginePool>) -> PgnTable {
+        PgnTable {
+            inputs,
+            pool,
+            plies: true,
+        }
+    }
+
+    /// The files read.
     pub fn inputs(&self) -> &[Input] {
         &self.inputs
     }
@@ -304,7 +293,11 @@ impl PgnTable {
 #[async_trait]
 impl TableProvider for PgnTable {
     fn schema(&self) -> SchemaRef {
-        read_pgn_schema()
+        if self.plies {
+            read_plies_schema()
+        } else {
+            read_pgn_schema()
+        }
     }
 
     fn table_type(&self) -> TableType {
@@ -320,27 +313,59 @@ impl TableProvider for PgnTable {
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
         let projection: Vec<usize> = match projection {
             Some(p) => p.clone(),
-            None => (0..COLUMNS.len()).collect(),
+            None => (0..self.schema().fields().len()).collect(),
         };
         Ok(Arc::new(PgnScanExec::new(
             self.inputs.clone(),
             projection,
             state.config().batch_size(),
+            state.config().target_partitions(),
             self.pool.clone(),
+            self.plies,
         )?))
     }
 }
 
-/// The scan of `read_pgn`: one partition per file, the projected columns only, the rules
+/// The files of each scan partition: at most `target_partitions` groups, the largest files
+/// first each to the group with the fewest bytes so far, each group in file order.
+fn file_groups(inputs: &[Input], target_partitions: usize) -> Vec<Vec<usize>> {
+    let n = inputs.len().min(target_partitions.max(1));
+    let size = |i: &Input| match &i.source {
+        crate::io::input::Source::File(p) => std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
+        crate::io::input::Source::Stdin => 0,
+    };
+    let mut by_size: Vec<(u64, usize)> = inputs.iter().map(size).zip(0..).collect();
+    by_size.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut groups: Vec<(u64, Vec<usize>)> = vec![(0, vec![]); n];
+    for (bytes, i) in by_size {
+        if let Some(g) = groups.iter_mut().min_by_key(|g| g.0) {
+            g.0 += bytes;
+            g.1.push(i);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, mut g)| {
+            g.sort_unstable();
+            g
+        })
+        .collect()
+}
+
+/// The scan of `read_pgn`: one partition per group of files, the projected columns only, the rules
 /// only when a rules column is projected.
 #[derive(Debug)]
 pub struct PgnScanExec {
     inputs: Vec<Input>,
+    /// The files of each partition (indexes into `inputs`).
+    groups: Vec<Vec<usize>>,
     projection: Vec<usize>,
     schema: SchemaRef,
     rules: bool,
     batch_games: usize,
     pool: Arc<EnginePool>,
+    /// Rows are plies ([`super::read_plies_schema`]).
+    plies: bool,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
 }
@@ -350,29 +375,44 @@ impl PgnScanExec {
         inputs: Vec<Input>,
         projection: Vec<usize>,
         batch_games: usize,
+        target_partitions: usize,
         pool: Arc<EnginePool>,
+        plies: bool,
     ) -> datafusion::common::Result<PgnScanExec> {
-        let full = read_pgn_schema();
+        let groups = file_groups(&inputs, target_partitions);
+        let full = if plies {
+            read_plies_schema()
+        } else {
+            read_pgn_schema()
+        };
         let schema = Arc::new(full.project(&projection)?);
-        let rules = projection
-            .iter()
-            .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_rules()));
+        let rules = plies
+            || projection
+                .iter()
+                .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_rules()));
         let properties = Arc::new(PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
-            Partitioning::UnknownPartitioning(inputs.len().max(1)),
+            Partitioning::UnknownPartitioning(groups.len().max(1)),
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
         Ok(PgnScanExec {
             inputs,
+            groups,
             projection,
             schema,
             rules,
             batch_games: batch_games.max(1),
             pool,
+            plies,
             properties,
             metrics: ExecutionPlanMetricsSet::new(),
         })
+    }
+
+    /// The files of each partition (indexes into [`PgnScanExec::inputs`]).
+    pub fn file_groups(&self) -> &[Vec<usize>] {
+        &self.groups
     }
 
     /// Whether the scan runs the rules (a rules column is projected).
@@ -380,7 +420,7 @@ impl PgnScanExec {
         self.rules
     }
 
-    /// The files read, one partition each.
+    /// The files read (see [`PgnScanExec::file_groups`] for the partitions).
     pub fn inputs(&self) -> &[Input] {
         &self.inputs
     }
@@ -398,7 +438,8 @@ impl DisplayAs for PgnScanExec {
                     .collect();
                 write!(
                     f,
-                    "PgnScanExec: files={}, rules={}, projection=[{}]",
+                    "PgnScanExec: {}files={}, rules={}, projection=[{}]",
+                    if self.plies { "plies, " } else { "" },
                     self.inputs.len(),
                     self.rules,
                     cols.join(", ")
@@ -448,76 +489,112 @@ impl ExecutionPlan for PgnScanExec {
         _context: Arc<TaskContext>,
     ) -> datafusion::common::Result<SendableRecordBatchStream> {
         let mut builder = RecordBatchReceiverStream::builder(self.schema.clone(), 2);
-        let Some(input) = self.inputs.get(partition).cloned() else {
+        let Some(group) = self.groups.get(partition).map(|g| {
+            g.iter()
+                .filter_map(|&i| self.inputs.get(i).cloned())
+                .collect::<Vec<Input>>()
+        }) else {
             // no files: the one partition is empty
             return Ok(builder.build());
         };
-        let tx = builder.tx();
-        let games_count = MetricBuilder::new(&self.metrics).counter("games", partition);
-        let rules_count = MetricBuilder::new(&self.metrics).counter("rules_games", partition);
-        let scan = Scan {
-            cols: self
-                .projection
-                .iter()
-                .filter_map(|&i| COLUMNS.get(i).map(|c| c.1))
-                .collect(),
-            schema: self.schema.clone(),
-            rules: self.rules,
+        let flush = Flush {
+            scan: Scan {
+                cols: self
+                    .projection
+                    .iter()
+                    .filter_map(|&i| COLUMNS.get(i).map(|c| c.1))
+                    .collect(),
+                schema: self.schema.clone(),
+                rules: self.rules,
+                plies: self.plies.then(|| self.projection.clone()),
+                rows: self.batch_games,
+            },
+            pool: self.pool.clone(),
+            tx: builder.tx(),
+            games: MetricBuilder::new(&self.metrics).counter("games", partition),
+            rules_games: MetricBuilder::new(&self.metrics).counter("rules_games", partition),
         };
-        let (chunk, pool) = (self.batch_games, self.pool.clone());
+        // plies: about 80 rows per game
+        let chunk = if self.plies {
+            (self.batch_games / 16).max(1)
+        } else {
+            self.batch_games
+        };
         builder.spawn_blocking(move || {
             let df = |e: crate::Error| DataFusionError::External(Box::new(e));
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .build()
-                .map_err(|e| DataFusionError::External(Box::new(e)))?;
-            let mut engine = None;
-            let reader = input.open(&ByteCounter::new()).map_err(df)?;
+            let rt = thread_runtime().map_err(df)?;
+            // games of several files go into one chunk: fewer, larger pipeline runs
             let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(chunk.min(65_536));
-            let mut games_iter = PgnReader::new(reader);
-            let result = loop {
-                let next = games_iter.next();
-                let end = next.is_none();
-                match next {
-                    Some(Ok(g)) => games.push((input.name.as_str(), g)),
-                    Some(Err(PgnError::Io(e))) => {
-                        break Err(DataFusionError::External(Box::new(crate::Error::Io {
-                            path: input.name.clone(),
-                            source: e,
-                        })));
+            for input in &group {
+                let reader = input.open(&ByteCounter::new()).map_err(df)?;
+                let read = if flush.scan.plies.is_some() {
+                    PgnReader::with_notes(reader)
+                } else {
+                    PgnReader::new(reader)
+                };
+                for next in read {
+                    match next {
+                        Ok(g) => games.push((input.name.as_str(), g)),
+                        Err(PgnError::Io(e)) => {
+                            return Err(df(crate::Error::Io {
+                                path: input.name.clone(),
+                                source: e,
+                            }));
+                        }
                     }
-                    None => {}
-                }
-                if games.len() >= chunk || (end && !games.is_empty()) {
-                    let reports = if scan.rules {
-                        let e = match engine.take() {
-                            Some(e) => e,
-                            None => pool.take(&rt).map_err(df)?,
-                        };
-                        let r = rt.block_on(validate_games(&e, &games));
-                        engine = Some(e);
-                        rules_count.add(games.len());
-                        Some(r.map_err(df)?)
-                    } else {
-                        None
-                    };
-                    games_count.add(games.len());
-                    let batch = scan.batch(&games, reports.as_deref())?;
-                    games.clear();
-                    if tx.blocking_send(Ok(batch)).is_err() {
-                        // the query stopped reading (LIMIT, cancelled)
-                        break Ok(());
+                    if games.len() >= chunk && !flush.send(&rt, &mut games)? {
+                        return Ok(());
                     }
                 }
-                if end {
-                    break Ok(());
-                }
-            };
-            if let Some(e) = engine {
-                pool.give_back(e);
             }
-            result
+            if !games.is_empty() {
+                flush.send(&rt, &mut games)?;
+            }
+            Ok(())
         });
         Ok(builder.build())
+    }
+}
+
+/// What a partition does with each chunk of games: validate them when the rules are
+/// needed, build the batches, send them.
+struct Flush {
+    scan: Scan,
+    pool: Arc<EnginePool>,
+    tx: tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>,
+    games: datafusion::physical_plan::metrics::Count,
+    rules_games: datafusion::physical_plan::metrics::Count,
+}
+
+impl Flush {
+    /// Sends the batches of `games` and empties it; `false` when the query stopped reading
+    /// (LIMIT, cancelled).
+    fn send(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        games: &mut Vec<(&str, RawGame)>,
+    ) -> datafusion::common::Result<bool> {
+        let df = |e: crate::Error| DataFusionError::External(Box::new(e));
+        let validation = if self.scan.rules {
+            // the engine goes back before the batch is sent: a partition waiting for its
+            // consumer holds none
+            let e = self.pool.take(rt).map_err(df)?;
+            let options = ValidateOptions {
+                plies: self.scan.plies.is_some(),
+            };
+            let r = rt.block_on(validate_games_with(&e, games, options));
+            self.pool.give_back(e);
+            self.rules_games.add(games.len());
+            Some(r.map_err(df)?)
+        } else {
+            None
+        };
+        self.games.add(games.len());
+        let batches = self.scan.batches(games, validation.as_ref())?;
+        games.clear();
+        Ok(batches
+            .into_iter()
+            .all(|b| self.tx.blocking_send(Ok(b)).is_ok()))
     }
 }
 
@@ -526,9 +603,41 @@ struct Scan {
     cols: Vec<Col>,
     schema: SchemaRef,
     rules: bool,
+    /// For `read_plies`: the projection of [`super::read_plies_schema`].
+    plies: Option<Vec<usize>>,
+    /// Rows per batch.
+    rows: usize,
 }
 
 impl Scan {
+    /// The record batches of a chunk of games of `file`: one (games) or as many as the
+    /// plies need (at most `rows` rows each).
+    fn batches(
+        &self,
+        games: &[(&str, RawGame)],
+        validation: Option<&Validation>,
+    ) -> datafusion::common::Result<Vec<RecordBatch>> {
+        let Some(projection) = &self.plies else {
+            let reports = validation.map(|v| v.reports.as_slice());
+            return Ok(vec![self.batch(games, reports)?]);
+        };
+        let Some(v) = validation else {
+            return Err(DataFusionError::Internal(
+                "read_plies: plies without validation".into(),
+            ));
+        };
+        let all = plies_batch(games, v)?.project(projection)?;
+        let all = RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            all.columns().to_vec(),
+            &RecordBatchOptions::new().with_row_count(Some(all.num_rows())),
+        )?;
+        Ok((0..all.num_rows())
+            .step_by(self.rows.max(1))
+            .map(|at| all.slice(at, self.rows.min(all.num_rows() - at)))
+            .collect())
+    }
+
     /// One record batch of the projected columns for a chunk of games.
     fn batch(
         &self,

@@ -19,6 +19,7 @@ use crate::chess::fen::{Color, Setup};
 use crate::chess::san::{SanToken, parse_san};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::session::read;
 use crate::stages::tables::{self, column};
 use crate::stages::{APPLY, InputTable, LEGAL, Stage, Table};
 
@@ -318,19 +319,28 @@ fn refusal(token: &SanToken, n: i64, has_piece: bool) -> (ErrorKind, String, boo
 }
 
 /// The notation of the chosen moves (`token_moves`, null moves left out) by game id: stage
-/// `san` over the current legal moves, without check suffixes (`move_flags` emptied; the
+/// `san` over the legal moves of the chosen moves' piece to their target square (all it
+/// needs to disambiguate them), without check suffixes (`move_flags` emptied; the
 /// caller adds them from the status of the position after the move). Leaves `legal_moves`
 /// as it was.
 async fn chosen_notation(engine: &Engine, moves: &[RecordBatch]) -> Result<HashMap<u64, PlyRow>> {
     let p = engine.pipeline();
+    // a piece letter as a byte (0 for none)
+    let letter = |piece: &str| piece.bytes().next().unwrap_or(0);
     let mut chosen: HashMap<u64, i32> = HashMap::new();
+    // the chosen move's piece and target square: the legal moves `san` needs to
+    // disambiguate it (the others of that piece to that square)
+    let mut targets: HashSet<(u64, u8, i32)> = HashSet::new();
     for b in moves {
         let id: &UInt64Array = column(b, "position_id")?;
         let code: &Int32Array = column(b, "move_code")?;
         let null: &BooleanArray = column(b, "is_null")?;
+        let piece = read::strings(b, "piece")?;
+        let to: &Int32Array = column(b, "to_sq")?;
         for i in 0..b.num_rows() {
             if !null.value(i) {
                 chosen.insert(id.value(i), code.value(i));
+                targets.insert((id.value(i), letter(piece.value(i)), to.value(i)));
             }
         }
     }
@@ -338,8 +348,22 @@ async fn chosen_notation(engine: &Engine, moves: &[RecordBatch]) -> Result<HashM
         return Ok(HashMap::new());
     }
     p.set_table(Stage::MoveFlags, vec![]).await?;
+    let all = p.table(Stage::LegalMoves).await?;
+    let mut rivals = Vec::with_capacity(all.len());
+    for b in &all {
+        let id: &UInt64Array = column(b, "position_id")?;
+        let piece = read::strings(b, "piece")?;
+        let to: &Int32Array = column(b, "to_sq")?;
+        let keep: BooleanArray = (0..b.num_rows())
+            .map(|i| Some(targets.contains(&(id.value(i), letter(piece.value(i)), to.value(i)))))
+            .collect();
+        rivals.push(datafusion::arrow::compute::filter_record_batch(b, &keep)?);
+    }
+    p.set_table(Stage::LegalMoves, rivals).await?;
+    let named = p.run(Stage::San).await;
+    p.set_table(Stage::LegalMoves, all).await?;
     let mut out = HashMap::with_capacity(chosen.len());
-    for b in &p.run(Stage::San).await? {
+    for b in &named? {
         let id: &UInt64Array = column(b, "position_id")?;
         let code: &Int32Array = column(b, "move_code")?;
         let uci: &StringArray = column(b, "uci")?;

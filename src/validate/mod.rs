@@ -17,11 +17,12 @@
 
 mod full;
 mod report;
-mod rows;
+pub(crate) mod rows;
 mod setup;
 mod validator;
 
 pub use report::{ErrorKind, GameReport, PlyRow};
+pub(crate) use report::{NULL_UCI, fen_of};
 pub use setup::Variant;
 pub use validator::Validator;
 

@@ -28,7 +28,7 @@ pub(crate) struct PositionStatus {
 
 /// Per position id: what `position_status` says of it (legal move count, check, legal en
 /// passant square, insufficient material, repetition key).
-pub(super) fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, PositionStatus>> {
+pub(crate) fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, PositionStatus>> {
     let mut out = HashMap::new();
     for b in batches {
         let id: &UInt64Array = column(b, "position_id")?;

@@ -1,0 +1,324 @@
+//! The chess scalar functions of the SQL layer, one [`ChessFunction`] per function name:
+//!
+//! | function | returns | NULL when |
+//! |---|---|---|
+//! | `fen_after(fen, move)` | Utf8: the FEN after the move (SAN, UCI or castling as python-chess `parse_san` reads them), python-chess style (en passant square only when an en passant capture is legal) | bad FEN, a move that is not exactly one legal move (illegal, ambiguous, unreadable, a null move), NULL input |
+//! | `is_legal(fen, move)` | Boolean: the move stands for exactly one legal move | bad FEN, NULL input (an unreadable move is `false`) |
+//! | `position_status(fen)` | Utf8: `checkmate`, `insufficient_material`, `stalemate`, `seventyfive_moves`, `fifty_moves`, `ongoing` (the `final_status` strings of `read_pgn`, for a position without history) | bad FEN |
+//! | `position_key(fen)` | UInt64: the Polyglot Zobrist key ([`crate::chess::polyglot::polyglot_key`]) | FEN rules broken (see below) |
+//! | `epd(fen)` | Utf8: the first four FEN fields (placement, side to move, castling, en passant square as the FEN gives it) | FEN rules broken |
+//! | `material(fen)` | Struct: `white_pawns`, `white_knights`, `white_bishops`, `white_rooks`, `white_queens`, `white_kings`, `black_pawns` … `black_kings` (UInt8), `signature` (Utf8, e.g. `KRPPvKR`: white's then black's pieces, K Q R B N P) | FEN rules broken |
+//! | `fen_error(fen)` | Utf8: why the FEN is bad, `field: message` (e.g. `castling: …`, `position: …`) | a good FEN, NULL input |
+//! | `legal_moves_list(fen)` | List<Struct> of the legal moves, columns of [`crate::Engine::legal_moves`] without `position_id` ([`legal_move_fields`]), ordered by `uci`; `unnest` it for one row per move | bad FEN |
+//!
+//! A bad FEN is one [`fen_error`](Kind::FenError) reports: one that breaks the FEN rules
+//! ([`Setup::from_fen`]: syntax, kings, pawns, castling rights, en passant square) or
+//! describes a position no game reaches (the attack rules of stage `setup_checks`,
+//! [`crate::Engine::check_setups`]). `position_key`, `epd` and `material` read the board
+//! only and check only the FEN rules. A bad FEN in a column gives NULL for its row and never
+//! fails the query; a bad FEN given as a literal (`position_status('…')`) is a planning
+//! error naming the argument and the FEN field.
+//!
+//! Columnar: each call gets a whole batch; its distinct FENs (or FEN and move pairs) go
+//! through the pipeline's stages together, once per batch, on an engine of the pool (see
+//! [`super::engines`] for how the synchronous call reaches the asynchronous pipeline).
+//! Arguments may be Utf8, Utf8View or LargeUtf8.
+
+mod moves;
+mod position;
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+use datafusion::arrow::array::{Array, ArrayRef, StringArray};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::common::{DataFusionError, Result, ScalarValue, plan_err};
+use datafusion::logical_expr::{
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
+};
+
+use super::engines::{EnginePool, with_engine};
+use crate::chess::fen::{FenError, Setup};
+use crate::engine::Engine;
+use crate::stages::{LEGAL, Stage};
+use crate::validate::rows::{PositionStatus, read_status};
+
+pub(crate) use moves::{legal_move_fields, legal_moves_of};
+pub(crate) use position::{MATERIAL_ROLES, material_counts};
+
+/// Which chess function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    FenAfter,
+    IsLegal,
+    PositionStatus,
+    PositionKey,
+    Epd,
+    Material,
+    FenError,
+    LegalMovesList,
+}
+
+impl Kind {
+    const ALL: [Kind; 8] = [
+        Kind::FenAfter,
+        Kind::IsLegal,
+        Kind::PositionStatus,
+        Kind::PositionKey,
+        Kind::Epd,
+        Kind::Material,
+        Kind::FenError,
+        Kind::LegalMovesList,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::FenAfter => "fen_after",
+            Kind::IsLegal => "is_legal",
+            Kind::PositionStatus => "position_status",
+            Kind::PositionKey => "position_key",
+            Kind::Epd => "epd",
+            Kind::Material => "material",
+            Kind::FenError => "fen_error",
+            Kind::LegalMovesList => "legal_moves_list",
+        }
+    }
+
+    fn arity(self) -> usize {
+        match self {
+            Kind::FenAfter | Kind::IsLegal => 2,
+            _ => 1,
+        }
+    }
+
+    fn return_type(self) -> DataType {
+        match self {
+            Kind::FenAfter | Kind::PositionStatus | Kind::Epd | Kind::FenError => DataType::Utf8,
+            Kind::IsLegal => DataType::Boolean,
+            Kind::PositionKey => DataType::UInt64,
+            Kind::Material => position::material_type(),
+            Kind::LegalMovesList => moves::legal_moves_list_type(),
+        }
+    }
+}
+
+/// One chess scalar function (see the module docs for each).
+#[derive(Debug)]
+pub struct ChessFunction {
+    kind: Kind,
+    signature: Signature,
+    pool: Arc<EnginePool>,
+    /// Literal FENs already checked at planning: the error message, if bad.
+    literals: Arc<Mutex<HashMap<String, Option<String>>>>,
+}
+
+impl PartialEq for ChessFunction {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+    }
+}
+
+impl Eq for ChessFunction {}
+
+impl Hash for ChessFunction {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.kind.hash(state);
+    }
+}
+
+/// Every chess scalar function, sharing `pool`.
+pub(crate) fn all(pool: &Arc<EnginePool>) -> Vec<ScalarUDF> {
+    let literals = Arc::new(Mutex::new(HashMap::new()));
+    Kind::ALL
+        .iter()
+        .map(|&kind| {
+            ScalarUDF::new_from_impl(ChessFunction {
+                kind,
+                signature: Signature::string(kind.arity(), Volatility::Immutable),
+                pool: pool.clone(),
+                literals: literals.clone(),
+            })
+        })
+        .collect()
+}
+
+/// A crate error as a DataFusion error.
+fn df(e: crate::Error) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
+}
+
+impl ChessFunction {
+    /// Checks a literal FEN argument (first argument) at planning: the FEN rules and the
+    /// attack rules. Results are remembered per text.
+    fn check_literal(&self, fen: &str) -> Result<()> {
+        let known = self.literals.lock().ok().and_then(|m| m.get(fen).cloned());
+        let verdict = match known {
+            Some(v) => v,
+            None => {
+                let v = with_engine(&self.pool, |engine, rt| {
+                    rt.block_on(check_fens(engine, &[fen]))
+                })
+                .map_err(df)?
+                .pop()
+                .and_then(|r| r.err())
+                .map(|e| e.to_string());
+                if let Ok(mut m) = self.literals.lock() {
+                    if m.len() > 1024 {
+                        m.clear();
+                    }
+                    m.insert(fen.to_string(), v.clone());
+                }
+                v
+            }
+        };
+        match verdict {
+            Some(e) => plan_err!(
+                "{}(fen, …): argument 1, the FEN {fen:?}, is not a valid position: field {e}",
+                self.kind.name()
+            ),
+            None => Ok(()),
+        }
+    }
+}
+
+impl ScalarUDFImpl for ChessFunction {
+    fn name(&self) -> &str {
+        self.kind.name()
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(self.kind.return_type())
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        if self.kind != Kind::FenError
+            && let Some(Some(
+                ScalarValue::Utf8(Some(fen))
+                | ScalarValue::Utf8View(Some(fen))
+                | ScalarValue::LargeUtf8(Some(fen)),
+            )) = args.scalar_arguments.first()
+        {
+            self.check_literal(fen)?;
+        }
+        Ok(Arc::new(Field::new(
+            self.kind.name(),
+            self.kind.return_type(),
+            true,
+        )))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let texts = arrays
+            .iter()
+            .map(|a| cast(a, &DataType::Utf8))
+            .collect::<std::result::Result<Vec<ArrayRef>, _>>()?;
+        let text = |i: usize| -> Result<&StringArray> {
+            texts
+                .get(i)
+                .and_then(|a| a.as_any().downcast_ref::<StringArray>())
+                .ok_or_else(|| {
+                    DataFusionError::Internal(format!("{}: argument {}", self.kind.name(), i + 1))
+                })
+        };
+        let fens = text(0)?;
+        let out: ArrayRef = match self.kind {
+            Kind::PositionKey => position::position_keys(fens),
+            Kind::Epd => position::epds(fens),
+            Kind::Material => position::materials(fens)?,
+            kind => {
+                let moves = if kind.arity() == 2 {
+                    Some(text(1)?)
+                } else {
+                    None
+                };
+                with_engine(&self.pool, |engine, rt| {
+                    rt.block_on(async {
+                        match (kind, moves) {
+                            (Kind::FenAfter, Some(m)) => moves::fen_after(engine, fens, m).await,
+                            (Kind::IsLegal, Some(m)) => moves::is_legal(engine, fens, m).await,
+                            (Kind::PositionStatus, _) => position::statuses(engine, fens).await,
+                            (Kind::FenError, _) => position::fen_errors(engine, fens).await,
+                            _ => moves::legal_moves_lists(engine, fens).await,
+                        }
+                    })
+                })
+                .map_err(df)?
+            }
+        };
+        Ok(ColumnarValue::Array(out))
+    }
+}
+
+/// The distinct non-NULL values of a string column: per row the index of its value in the
+/// distinct list (NULL rows: `None`), and the distinct values.
+fn distinct(values: &StringArray) -> (Vec<Option<usize>>, Vec<&str>) {
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut unique = vec![];
+    let rows = values
+        .iter()
+        .map(|v| {
+            v.map(|s| {
+                *index.entry(s).or_insert_with(|| {
+                    unique.push(s);
+                    unique.len() - 1
+                })
+            })
+        })
+        .collect();
+    (rows, unique)
+}
+
+/// FENs checked by the FEN rules ([`Setup::from_fen`]) and the attack rules
+/// ([`Engine::check_setups`], stage `setup_checks`); the positions of the good ones stay
+/// loaded in the engine (with the legal-move stages run) when any is good.
+pub(crate) async fn check_fens(
+    engine: &Engine,
+    fens: &[&str],
+) -> crate::Result<Vec<std::result::Result<Setup, FenError>>> {
+    let mut out: Vec<std::result::Result<Setup, FenError>> =
+        fens.iter().map(|f| Setup::from_fen_auto(f)).collect();
+    let good: Vec<(usize, Setup)> = out
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.as_ref().ok().map(|s| (i, *s)))
+        .collect();
+    if good.is_empty() {
+        return Ok(out);
+    }
+    let setups: Vec<Setup> = good.iter().map(|(_, s)| *s).collect();
+    for ((i, _), verdict) in good.iter().zip(engine.check_setups(&setups).await?) {
+        if let Some(e) = verdict {
+            out[*i] = Err(e);
+        }
+    }
+    Ok(out)
+}
+
+/// What stage `position_status` says of the positions now loaded (the legal-move stages
+/// run), by position id.
+async fn loaded_statuses(engine: &Engine) -> crate::Result<HashMap<u64, PositionStatus>> {
+    let p = engine.pipeline();
+    p.run(Stage::PositionKeys).await?;
+    read_status(&p.run(Stage::PositionStatus).await?)
+}
+
+/// [`loaded_statuses`] of `setups` (position id = index).
+async fn statuses_of(
+    engine: &Engine,
+    setups: &[Setup],
+) -> crate::Result<HashMap<u64, PositionStatus>> {
+    if setups.is_empty() {
+        return Ok(HashMap::new());
+    }
+    engine.load(setups).await?;
+    engine.pipeline().run_all(LEGAL).await?;
+    loaded_statuses(engine).await
+}

@@ -1,0 +1,326 @@
+//! `read_plies(path)`: PGN files as a table of plies, one row per legal main-line ply of
+//! every game (see [`read_plies_schema`]).
+//!
+//! The scan is `read_pgn`'s ([`super::PgnScanExec`]: file listing, decompression, groups
+//! of files as partitions, streaming chunks of games) with the plies of
+//! [`crate::validate::validate_games_with`] (`ValidateOptions { plies: true }`, the path
+//! `sqlchess validate --plies` takes) as its rows; this module adds the columns the
+//! validation's [`PlyRow`] does not carry: the FEN after the move, the piece, squares and
+//! captured piece (read from the FENs around the move and its UCI), mate, the comment
+//! commands (`[%clk]`, `[%eval]`, [`crate::pgn::commands`]), NAGs, the material after the
+//! move and its Polyglot key.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    ArrayRef, BooleanArray, Float64Array, Int32Array, ListBuilder, RecordBatch, StringArray,
+    UInt8Array, UInt8Builder, UInt32Array, UInt64Array,
+};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+
+use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
+
+use super::engines::EnginePool;
+use super::functions::{MATERIAL_ROLES, material_counts};
+use super::read_pgn::{PgnTable, inputs_of, path_argument};
+use crate::chess::fen::{Role, Setup, parse_square};
+use crate::chess::polyglot::polyglot_key;
+use crate::pgn::RawGame;
+use crate::pgn::commands::{Eval, clock_seconds, eval};
+use crate::validate::{PlyRow, Validation};
+
+/// The Arrow schema of `read_plies(path)`, one row per legal main-line ply, in game order:
+///
+/// | column | type | |
+/// |---|---|---|
+/// | `file` | Utf8 | as `read_pgn` |
+/// | `game_index` | UInt64 | as `read_pgn` (0-based in the file) |
+/// | `ply` | UInt32 | 1-based |
+/// | `fen_before`, `fen_after` | Utf8 | the FEN before and after the move, python-chess style (en passant square only when an en passant capture is legal) |
+/// | `uci`, `san` | Utf8 | as `validate --plies` writes them (`e7e8q`, castling `e1g1`; SAN with `+`/`#`; a null move `0000`, `--`) |
+/// | `piece` | Utf8, nullable | the moving piece, one uppercase letter (NULL for a null move) |
+/// | `from_square`, `to_square` | Utf8, nullable | `e2`, `e4` (the king's squares for castling) |
+/// | `captured` | Utf8, nullable | the captured piece, uppercase (`P` for en passant), NULL when none |
+/// | `promotion` | Utf8, nullable | lowercase letter of the piece promoted to |
+/// | `is_capture`, `is_check`, `is_checkmate`, `is_castling`, `is_en_passant` | Boolean | |
+/// | `clock_s` | Float64, nullable | seconds on the mover's clock from `[%clk h:mm:ss(.f)]` in the comment after the move |
+/// | `eval_cp`, `eval_mate` | Int32, nullable | `[%eval 0.17]` as centipawns, `[%eval #-3]` as moves to mate, White's point of view |
+/// | `comment` | Utf8, nullable | the comments after the move, trimmed, commands included (python-chess `node.comment`) |
+/// | `nags` | List<UInt8> | NAGs after the move (`$n`) and its suffix glyphs as NAGs (`!` 1, `?` 2, `!!` 3, `??` 4, `!?` 5, `?!` 6) |
+/// | `white_pawns`, `white_knights`, `white_bishops`, `white_rooks`, `white_queens`, `black_pawns` … `black_queens` | UInt8 | material after the move |
+/// | `position_key` | UInt64 | Polyglot Zobrist key of the position after the move ([`polyglot_key`]) |
+///
+/// Games that cannot be set up have no rows; a game with an illegal move has the rows of
+/// its plies before it (its error is in `read_pgn`'s `error_kind`).
+#[must_use]
+pub fn read_plies_schema() -> SchemaRef {
+    use DataType::*;
+    let f = |n: &str, t: DataType, null: bool| Field::new(n, t, null);
+    let mut fields = vec![
+        f("file", Utf8, false),
+        f("game_index", UInt64, false),
+        f("ply", UInt32, false),
+        f("fen_before", Utf8, false),
+        f("fen_after", Utf8, true),
+        f("uci", Utf8, false),
+        f("san", Utf8, false),
+        f("piece", Utf8, true),
+        f("from_square", Utf8, true),
+        f("to_square", Utf8, true),
+        f("captured", Utf8, true),
+        f("promotion", Utf8, true),
+        f("is_capture", Boolean, false),
+        f("is_check", Boolean, false),
+        f("is_checkmate", Boolean, false),
+        f("is_castling", Boolean, false),
+        f("is_en_passant", Boolean, false),
+        f("clock_s", Float64, true),
+        f("eval_cp", Int32, true),
+        f("eval_mate", Int32, true),
+        f("comment", Utf8, true),
+        f(
+            "nags",
+            List(Arc::new(Field::new("item", UInt8, true))),
+            false,
+        ),
+    ];
+    for color in ["white", "black"] {
+        for (role, name) in MATERIAL_ROLES {
+            if role != Role::King {
+                fields.push(f(&format!("{color}_{name}"), UInt8, false));
+            }
+        }
+    }
+    fields.push(f("position_key", UInt64, false));
+    Arc::new(Schema::new(fields))
+}
+
+/// What one ply row adds to its [`PlyRow`].
+struct Derived<'a> {
+    fen_after: Option<&'a str>,
+    piece: Option<char>,
+    from: Option<&'a str>,
+    to: Option<&'a str>,
+    captured: Option<char>,
+    material: [[u8; 6]; 2],
+    key: u64,
+}
+
+/// The rows of [`read_plies_schema`] for the plies of a chunk of games (each with its
+/// file), validated with plies: the plies come game by game, as many per game as its
+/// report's `plies`.
+pub(crate) fn plies_batch(
+    games: &[(&str, RawGame)],
+    validation: &Validation,
+) -> datafusion::common::Result<RecordBatch> {
+    let plies = &validation.plies;
+    // the game (index into `games`) of each ply row
+    let owner: Vec<usize> = validation
+        .reports
+        .iter()
+        .enumerate()
+        .flat_map(|(g, r)| std::iter::repeat_n(g, r.plies as usize))
+        .collect();
+    if owner.len() != plies.len() || validation.reports.len() != games.len() {
+        return Err(datafusion::common::DataFusionError::Internal(format!(
+            "read_plies: {} ply rows for {} plies reported",
+            plies.len(),
+            owner.len()
+        )));
+    }
+    let derived: Vec<Derived> = plies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let fen_after = if owner.get(i + 1) == Some(&owner[i]) {
+                Some(plies[i + 1].fen_before.as_str())
+            } else {
+                validation.reports[owner[i]].final_fen.as_deref()
+            };
+            derive(p, fen_after)
+        })
+        .collect();
+    let notes = |i: usize, p: &PlyRow| {
+        games
+            .get(owner[i])
+            .and_then(|(_, g)| g.notes.get(p.ply as usize - 1))
+    };
+    let comments: Vec<Option<&str>> = plies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            notes(i, p)
+                .and_then(|n| n.comment.as_deref())
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+        })
+        .collect();
+    let evals: Vec<Option<Eval>> = comments.iter().map(|c| c.and_then(eval)).collect();
+    let text = |v: Vec<Option<String>>| Arc::new(StringArray::from(v)) as ArrayRef;
+    let letter = |c: Option<char>| c.map(String::from);
+    let flag = |g: &dyn Fn(usize, &PlyRow) -> bool| {
+        Arc::new(
+            plies
+                .iter()
+                .enumerate()
+                .map(|(i, p)| Some(g(i, p)))
+                .collect::<BooleanArray>(),
+        ) as ArrayRef
+    };
+    let mut nags = ListBuilder::new(UInt8Builder::new());
+    for (i, p) in plies.iter().enumerate() {
+        if let Some(n) = notes(i, p) {
+            nags.values().append_slice(&n.nags);
+        }
+        nags.append(true);
+    }
+    let mut columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from_iter_values(
+            owner.iter().map(|&g| games[g].0),
+        )),
+        Arc::new(UInt64Array::from_iter_values(
+            plies.iter().map(|p| p.game_id),
+        )),
+        Arc::new(UInt32Array::from_iter_values(plies.iter().map(|p| p.ply))),
+        Arc::new(StringArray::from_iter_values(
+            plies.iter().map(|p| p.fen_before.as_str()),
+        )),
+        Arc::new(derived.iter().map(|d| d.fen_after).collect::<StringArray>()),
+        Arc::new(StringArray::from_iter_values(
+            plies.iter().map(|p| p.uci.as_str()),
+        )),
+        Arc::new(StringArray::from_iter_values(
+            plies.iter().map(|p| p.san.as_str()),
+        )),
+        text(derived.iter().map(|d| letter(d.piece)).collect()),
+        Arc::new(derived.iter().map(|d| d.from).collect::<StringArray>()),
+        Arc::new(derived.iter().map(|d| d.to).collect::<StringArray>()),
+        text(derived.iter().map(|d| letter(d.captured)).collect()),
+        Arc::new(
+            plies
+                .iter()
+                .map(|p| p.promotion.as_deref())
+                .collect::<StringArray>(),
+        ),
+        flag(&|_, p| p.is_capture),
+        flag(&|_, p| p.is_check),
+        flag(&|_, p| p.san.ends_with('#')),
+        flag(&|_, p| p.is_castling),
+        flag(&|_, p| p.is_en_passant),
+        Arc::new(
+            comments
+                .iter()
+                .map(|c| c.and_then(clock_seconds))
+                .collect::<Float64Array>(),
+        ),
+        Arc::new(
+            evals
+                .iter()
+                .map(|e| match e {
+                    Some(Eval::Centipawns(cp)) => Some(*cp),
+                    _ => None,
+                })
+                .collect::<Int32Array>(),
+        ),
+        Arc::new(
+            evals
+                .iter()
+                .map(|e| match e {
+                    Some(Eval::Mate(m)) => Some(*m),
+                    _ => None,
+                })
+                .collect::<Int32Array>(),
+        ),
+        Arc::new(comments.iter().copied().collect::<StringArray>()),
+        Arc::new(nags.finish()),
+    ];
+    for color in 0..2 {
+        for (r, (role, _)) in MATERIAL_ROLES.iter().enumerate() {
+            if *role != Role::King {
+                columns.push(Arc::new(UInt8Array::from_iter_values(
+                    derived.iter().map(|d| d.material[color][r]),
+                )));
+            }
+        }
+    }
+    columns.push(Arc::new(UInt64Array::from_iter_values(
+        derived.iter().map(|d| d.key),
+    )));
+    Ok(RecordBatch::try_new(read_plies_schema(), columns)?)
+}
+
+/// The piece, squares, captured piece, material and key of a ply, read from the FENs before
+/// and after it and its UCI (no move is generated or applied here: the pipeline did that).
+fn derive<'a>(p: &'a PlyRow, fen_after: Option<&'a str>) -> Derived<'a> {
+    let before = Setup::parse_unchecked(&p.fen_before).ok();
+    let mut after = fen_after.and_then(|f| Setup::parse_unchecked(f).ok());
+    let squares = (p.uci.len() >= 4 && p.uci != crate::validate::NULL_UCI)
+        .then(|| (&p.uci[0..2], &p.uci[2..4]));
+    let (from, to) = match squares {
+        Some((f, t)) => (Some(f), Some(t)),
+        None => (None, None),
+    };
+    let at = |sq: Option<&str>| {
+        before
+            .as_ref()
+            .zip(sq.and_then(parse_square))
+            .and_then(|(s, q)| s.piece_at(q))
+    };
+    let piece = at(from).map(|p| p.role.char().to_ascii_uppercase());
+    let captured = if p.is_en_passant {
+        Some('P')
+    } else if p.is_capture {
+        at(to).map(|p| p.role.char().to_ascii_uppercase())
+    } else {
+        None
+    };
+    // the Polyglot key counts the en passant file after every double step (its own
+    // pseudo-legal rule), while the FEN names the square only for a legal capture
+    if let (Some(a), Some('P'), Some(f), Some(t)) = (
+        after.as_mut(),
+        piece,
+        from.and_then(parse_square),
+        to.and_then(parse_square),
+    ) && f.abs_diff(t) == 16
+    {
+        a.ep_square = Some((f + t) / 2);
+    }
+    Derived {
+        fen_after,
+        piece,
+        from,
+        to,
+        captured,
+        material: after.as_ref().map(material_counts).unwrap_or_default(),
+        key: after.as_ref().map(polyglot_key).unwrap_or(0),
+    }
+}
+
+/// The `read_plies` table function. Its argument is a path literal as for `read_pgn` (a
+/// file, a directory, a glob; compressed files by name or magic number).
+///
+/// Errors (planning): as `read_pgn`'s.
+#[derive(Debug, Default)]
+pub struct ReadPlies {
+    pool: Arc<EnginePool>,
+}
+
+impl ReadPlies {
+    /// `read_plies` with engines from `pool`.
+    pub(crate) fn new(pool: Arc<EnginePool>) -> ReadPlies {
+        ReadPlies { pool }
+    }
+}
+
+impl TableFunctionImpl for ReadPlies {
+    fn call_with_args(
+        &self,
+        args: TableFunctionArgs,
+    ) -> datafusion::common::Result<Arc<dyn TableProvider>> {
+        let path = path_argument("read_plies", &args)?;
+        Ok(Arc::new(PgnTable::plies(
+            inputs_of(&path)?,
+            self.pool.clone(),
+        )))
+    }
+}

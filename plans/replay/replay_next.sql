@@ -1,13 +1,15 @@
 -- Stage `replay_next` (seed +next, on square sets): the state after each accepted move of
 -- `replay_verdicts`. Every set loses the squares the move empties and its target square;
 -- then the moved piece (or the promotion piece) enters the target and a castling rook its
--- new square. Side to move, castling rights (FIDE art. 3.8.2.1: `castling_loss` and the
--- target square, as in `next_positions`), en passant square (art. 3.7.4) and clocks (art.
+-- new square. Side to move, castling rights (FIDE art. 3.8.2.1: the move's `castling_lost`,
+-- which `piece_rays` and `castling_rules` take from `castling_loss` and the target square, as
+-- `next_positions` does), en passant square (art. 3.7.4) and clocks (art.
 -- 9.3) change as in `next_positions`; this stage works on square sets, `next_positions` on
 -- the `positions` rows of the full legal-move stages.
 -- Columns: the columns of `replay_states`.
 WITH chosen AS (
   SELECT m.position_id, m.piece, m.from_sq, m.to_sq, m.is_capture, m.to_bit, m.rook_to_bit,
+         m.castling_lost,
          COALESCE(m.promotion, m.piece) AS placed,
          m.vacated | m.to_bit AS cleared
   FROM replay_verdicts v
@@ -16,7 +18,7 @@ WITH chosen AS (
 )
 SELECT s.position_id,
        CASE WHEN s.side_to_move = 'w' THEN 'b' ELSE 'w' END AS side_to_move,
-       s.castling - (s.castling & (COALESCE(l.lost, CAST(0 AS BIGINT UNSIGNED)) | c.to_bit)) AS castling,
+       s.castling - (s.castling & c.castling_lost) AS castling,
        s.chess960,
        CAST(CASE WHEN c.piece = 'P' AND c.to_sq - c.from_sq IN (16, -16) THEN (c.from_sq + c.to_sq) / 2 END AS INT) AS ep_square,
        CAST(CASE WHEN c.piece = 'P' OR c.is_capture THEN 0 ELSE s.halfmove_clock + 1 END AS INT) AS halfmove_clock,
@@ -34,6 +36,3 @@ SELECT s.position_id,
        (s.kings - (s.kings & c.cleared)) | CASE WHEN c.placed = 'K' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS kings
 FROM chosen c
 JOIN replay_states s ON s.position_id = c.position_id
-LEFT JOIN castling_loss l
-  ON l.mover_key = c.from_sq * 16 + CASE WHEN s.side_to_move = 'w' THEN 0 ELSE 8 END
-     + CASE c.piece WHEN 'P' THEN 0 WHEN 'N' THEN 1 WHEN 'B' THEN 2 WHEN 'R' THEN 3 WHEN 'Q' THEN 4 ELSE 5 END

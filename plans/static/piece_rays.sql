@@ -16,7 +16,10 @@
 --          piece to get there), and the mode as square sets, so that `pseudo_moves` tests a
 --          move with ANDs only: empty_mask (UInt64: between_mask, plus to_sq for a push),
 --          capture_bit (UInt64: to_bit for a pawn capture, else 0), attacks (Boolean: the
---          piece attacks to_sq, i.e. the mode is not a push).
+--          piece attacks to_sq, i.e. the mode is not a push), castling_lost (UInt64: the
+--          castling rights, as rook squares, the move ends: `castling_loss` for the piece
+--          leaving from_sq, and a rook's right on to_sq, FIDE art. 3.8.2.1; computed once here
+--          so that `replay_moves` carries it without a join per ply).
 WITH directions AS (
   SELECT column1 AS dir, column2 AS d_file, column3 AS d_rank, column4 AS kind FROM (VALUES
     (0, 0, 1, 'orthogonal'), (1, 1, 0, 'orthogonal'), (2, 0, -1, 'orthogonal'), (3, -1, 0, 'orthogonal'),
@@ -76,9 +79,11 @@ masked AS (
   LEFT JOIN steps_on_board e ON e.color = s.color AND e.piece = s.piece AND e.ray = s.ray AND e.step < s.step
   GROUP BY s.color, s.piece, s.from_sq, s.code, s.ray, s.step, s.to_sq, s.mode
 )
-SELECT color, piece, from_sq, piece_key, to_key, ray, step, to_sq, mode, from_bit, to_bit,
-       between_mask,
-       between_mask | CASE WHEN mode = 'push' THEN to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS empty_mask,
-       CASE WHEN mode = 'capture' THEN to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS capture_bit,
-       mode <> 'push' AS attacks
-FROM masked
+SELECT m.color, m.piece, m.from_sq, m.piece_key, m.to_key, m.ray, m.step, m.to_sq, m.mode,
+       m.from_bit, m.to_bit, m.between_mask,
+       m.between_mask | CASE WHEN m.mode = 'push' THEN m.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS empty_mask,
+       CASE WHEN m.mode = 'capture' THEN m.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS capture_bit,
+       m.mode <> 'push' AS attacks,
+       l.lost | m.to_bit AS castling_lost
+FROM masked m
+JOIN castling_loss l ON l.mover_key = m.piece_key

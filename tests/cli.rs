@@ -432,6 +432,37 @@ fn moves_and_perft_print_what_the_readme_says() {
     );
 }
 
+/// Standard output closed before anything is written (`sqlchess moves FEN | head -0`, a
+/// broken pipe): every printing command ends with exit 2 and the error on `<stdout>`,
+/// never a panic; `--threads` above 256 is refused (exit 2).
+#[test]
+fn a_closed_standard_output_and_too_many_threads_are_errors_not_panics() {
+    let fens = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/positions.fen");
+    let sample = sample();
+    for args in [
+        vec!["moves", START],
+        vec!["moves", "--fens", path(&fens)],
+        vec!["perft", START, "2", "--divide"],
+        vec!["explain", "legal_moves"],
+        vec!["validate", path(&sample)],
+        vec!["sql", "SELECT 1 AS one"],
+    ] {
+        let mut child = spawn(&args);
+        drop(child.stdout.take());
+        drop(child.stdin.take());
+        let out = child.wait_with_output().expect("run sqlchess");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
+        assert!(err.contains("<stdout>"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // more threads than the bound is a usage error before any work (memory grows faster
+    // than the thread count)
+    let out = run(&["moves", START, "--threads", "257"], b"");
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(text(&out.stderr).contains("257"), "{}", show(&out));
+}
+
 #[test]
 fn positions_no_game_reaches_are_refused() {
     // the side not to move is in check: moves and perft refuse it (exit 2), as validate does

@@ -47,9 +47,9 @@ pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
             }
             let rows = legal_moves(engine, &setups, 0, &lines).await?;
             for i in 0..rows.len() {
-                println!("{}\t{}", rows.san[i], rows.uci[i]);
+                out!("{}\t{}\n", rows.san[i], rows.uci[i])?;
             }
-            println!("legal moves: {}", rows.len());
+            out!("legal moves: {}\n", rows.len())?;
             false
         }
         (None, Some(path)) => fens(engine, path, args.out.as_deref(), args.chess960).await?,
@@ -96,7 +96,7 @@ async fn fens(engine: &Engine, path: &Path, out: Option<&Path>, chess960: bool) 
             Some(w) => w.write(&rows.batch()?)?,
             None => {
                 for i in 0..rows.len() {
-                    println!("{}\t{}\t{}", rows.index[i], rows.san[i], rows.uci[i]);
+                    out!("{}\t{}\t{}\n", rows.index[i], rows.san[i], rows.uci[i])?;
                 }
             }
         }

@@ -36,7 +36,7 @@ pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
     let nodes = if args.divide {
         let rows = engine.perft_divide(&setup, args.depth).await?;
         for (uci, n) in &rows {
-            println!("{uci}: {n}");
+            out!("{uci}: {n}\n")?;
         }
         rows.iter().map(|(_, n)| n).sum()
     } else {
@@ -48,6 +48,6 @@ pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
             .unwrap_or(0)
     };
     eprintln!("time: {:.3} s", t0.elapsed().as_secs_f64());
-    println!("nodes: {nodes}");
+    out!("nodes: {nodes}\n")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -63,8 +63,8 @@ pub async fn profile_command(engine: &Engine, args: ProfileArgs) -> Result<ExitC
         (None, true) => Workload::default_positions(DEFAULT_POSITIONS),
     };
     let report = profile::run_profile(engine, args.pipeline, &workload).await?;
-    println!("pipeline {}: {}", args.pipeline.as_str(), report.input);
-    print!("{}", report.to_table());
+    out!("pipeline {}: {}\n", args.pipeline.as_str(), report.input)?;
+    out!("{}", report.to_table())?;
     if let Some(path) = args.json {
         report.write_json(&path)?;
     }
@@ -79,15 +79,13 @@ pub async fn explain_command(engine: &Engine, args: ExplainArgs) -> Result<ExitC
     let workload = args
         .analyze
         .then(|| Workload::default_positions(DEFAULT_POSITIONS));
-    print!(
-        "{}",
-        profile::explain(
-            engine,
-            args.pipeline,
-            args.stage.as_deref(),
-            workload.as_ref()
-        )
-        .await?
-    );
+    let plans = profile::explain(
+        engine,
+        args.pipeline,
+        args.stage.as_deref(),
+        workload.as_ref(),
+    )
+    .await?;
+    out!("{plans}")?;
     Ok(ExitCode::SUCCESS)
 }

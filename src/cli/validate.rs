@@ -179,10 +179,10 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         eprintln!("{line}");
     }
     if args.profile {
-        print!(
+        out!(
             "{}",
             ProfileReport::of_engines(validator.engines()).to_table()
-        );
+        )?;
     }
     Ok(if interrupted {
         ExitCode::from(crate::interrupt::EXIT_INTERRUPTED)

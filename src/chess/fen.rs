@@ -71,7 +71,8 @@
 //! * Castling letters must be in the order white before black and, per colour, kingside
 //!   before queenside (`KQkq`, `HAha`); python-chess also accepts `QK`. A letter naming the
 //!   same castling twice (`KK`, `KH`) is `castling_duplicate`; python-chess accepts `KK`.
-//! * Halfmove clock and fullmove number must be plain ASCII digits and fit in a `u32`;
+//! * Halfmove clock and fullmove number must be plain ASCII digits and at most 10^9
+//!   ([`MAX_COUNTER`]: the pipeline's Int32 columns, with room for a billion more plies);
 //!   Python's `int()` also accepts `+5`, `-0`, `1_0`, non-ASCII digits and huge numbers.
 //! * Positions that python-chess parses but reports as not `is_valid()` are rejected here
 //!   (every status flag except the attack-based ones listed above). In particular castling
@@ -169,10 +170,10 @@ pub enum FenErrorKind {
     /// The en passant field is not `-` or a square.
     #[strum(serialize = "ep_bad_square")]
     EpBadSquare,
-    /// The halfmove clock is not a number that fits in a `u32`.
+    /// The halfmove clock is not a number of at most [`MAX_COUNTER`].
     #[strum(serialize = "bad_halfmove")]
     BadHalfmove,
-    /// The fullmove number is not a number that fits in a `u32`.
+    /// The fullmove number is not a number of at most [`MAX_COUNTER`].
     #[strum(serialize = "bad_fullmove")]
     BadFullmove,
     /// More than six fields.
@@ -1587,17 +1588,48 @@ fn resolve_castling(
     CastlingRights::from_rooks(rooks)
 }
 
-/// Parses a non-negative decimal counter of ASCII digits that fits in a `u32`.
+/// The largest halfmove clock and fullmove number a FEN may give: 10^9. The pipeline keeps
+/// both in Int32 columns (`positions`, `replay_states`), and a game may add a billion plies
+/// before they would overflow; python-chess accepts any integer.
+pub const MAX_COUNTER: u32 = 1_000_000_000;
+
+/// Parses a non-negative decimal counter of ASCII digits, at most [`MAX_COUNTER`].
 fn parse_counter(s: &str) -> Result<u32, &'static str> {
     if !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err("is not a non-negative integer");
     }
-    s.parse::<u32>().map_err(|_| "is too large")
+    match s.parse::<u32>() {
+        Ok(n) if n <= MAX_COUNTER => Ok(n),
+        _ => Err("is larger than 1000000000"),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counters above 10^9 are refused by field (they once aborted a whole `validate` run at
+    /// the Int32 columns, and 2^31 - 1 overflowed after one move).
+    #[test]
+    fn counters_above_a_billion_are_refused() {
+        let kind = |fen: &str| Setup::from_fen(fen).map(|_| ()).map_err(|e| e.kind);
+        assert_eq!(
+            kind("4k3/8/8/8/8/8/8/4K3 b - - 1000000000 1000000000"),
+            Ok(())
+        );
+        assert_eq!(
+            kind("4k3/8/8/8/8/8/8/4K3 b - - 2147483648 1"),
+            Err(FenErrorKind::BadHalfmove)
+        );
+        assert_eq!(
+            kind("4k3/8/8/8/8/8/8/4K3 w - - 0 2147483647"),
+            Err(FenErrorKind::BadFullmove)
+        );
+        assert_eq!(
+            kind("4k3/8/8/8/8/8/8/4K3 w - - 1000000001 1"),
+            Err(FenErrorKind::BadHalfmove)
+        );
+    }
 
     const FEN_BAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fen/fen_bad.txt");
     const FEN_EDGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fen/fen_edge.txt");
@@ -1835,7 +1867,8 @@ mod tests {
             ),
             (format!("{k} w - - -0 1"), "bad_halfmove"),
             (format!("{k} w - - +5 1"), "bad_halfmove"),
-            (format!("{k} w - - 4294967295 1"), "ok"),
+            (format!("{k} w - - 1000000000 1"), "ok"),
+            (format!("{k} w - - 1000000001 1"), "bad_halfmove"),
             (format!("{k} w - - 4294967296 1"), "bad_halfmove"),
             (format!("{k} w - - 0 0"), "ok"),
             (format!("{k} w - - 0 1_0"), "bad_fullmove"),

@@ -323,19 +323,36 @@ async fn globs_directories_zstd_and_several_files() {
         .await,
     );
     assert_eq!(same, vec![vec!["20"]]);
-    // errors at planning time
-    for (arg, want) in [
-        (format!("'{d}/missing.pgn'"), "missing.pgn"),
-        (format!("'{d}/*.nothing'"), "no file matches"),
-        ("1".to_string(), "one string literal"),
-    ] {
-        let err = ctx
-            .sql(&format!("SELECT count(*) FROM read_pgn({arg})"))
-            .await
-            .expect_err(&arg)
-            .to_string();
-        assert!(err.contains(want), "{arg}: {err}");
+    // errors at planning time, naming the function and what it got
+    for f in ["read_pgn", "read_plies"] {
+        for (arg, want) in [
+            (format!("'{d}/missing.pgn'"), "missing.pgn"),
+            (format!("'{d}/*.nothing'"), "no file matches"),
+            (
+                "1".to_string(),
+                "one string literal (a file, a directory or a glob), got 1 argument(s): Int64(1)",
+            ),
+        ] {
+            let err = ctx
+                .sql(&format!("SELECT count(*) FROM {f}({arg})"))
+                .await
+                .expect_err(&arg)
+                .to_string();
+            assert!(err.contains(want), "{f}({arg}): {err}");
+            assert!(err.contains(&format!("{f}: ")), "{f}({arg}): {err}");
+        }
     }
+    let err = ctx
+        .sql("SELECT count(*) FROM legal_moves(1)")
+        .await
+        .expect_err("legal_moves(1)")
+        .to_string();
+    assert!(
+        err.contains(
+            "legal_moves: expects one string literal (a FEN), got 1 argument(s): Int64(1)"
+        ),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -5,12 +5,12 @@ use std::sync::Arc;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
-use datafusion::common::{DataFusionError, ScalarValue, plan_err};
+use datafusion::common::{DataFusionError, plan_err};
 use datafusion::datasource::MemTable;
-use datafusion::logical_expr::Expr;
 
 use super::engines::{EnginePool, with_engine};
 use super::functions::{check_fens, legal_move_fields, legal_moves_of};
+use super::read_pgn::string_argument;
 
 /// The Arrow schema of `legal_moves(fen)`, one row per legal move ordered by `uci`: the
 /// columns of [`crate::Engine::legal_moves`] without `position_id`: `move_code: Int32`,
@@ -43,17 +43,7 @@ impl TableFunctionImpl for LegalMoves {
         &self,
         args: TableFunctionArgs,
     ) -> datafusion::common::Result<Arc<dyn TableProvider>> {
-        let fen = match args.exprs() {
-            [Expr::Literal(ScalarValue::Utf8(Some(s)), _)]
-            | [Expr::Literal(ScalarValue::Utf8View(Some(s)), _)]
-            | [Expr::Literal(ScalarValue::LargeUtf8(Some(s)), _)] => s.clone(),
-            other => {
-                return plan_err!(
-                    "legal_moves(fen): expects one string literal (a FEN), got {} argument(s)",
-                    other.len()
-                );
-            }
-        };
+        let fen = string_argument("legal_moves", "a FEN", &args)?;
         let moves = with_engine(&self.pool, |engine, rt| {
             rt.block_on(async {
                 match check_fens(engine, &[fen.as_str()]).await?.pop() {

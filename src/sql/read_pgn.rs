@@ -194,9 +194,11 @@ pub struct ReadPgn {
     pool: Arc<EnginePool>,
 }
 
-/// The one string literal argument of a table function.
-pub(crate) fn path_argument(
+/// The one string literal argument of a table function `name`, described as `what` (e.g.
+/// "a file, a directory or a glob") in the planning error for anything else.
+pub(crate) fn string_argument(
     name: &str,
+    what: &str,
     args: &TableFunctionArgs,
 ) -> datafusion::common::Result<String> {
     match args.exprs() {
@@ -204,7 +206,7 @@ pub(crate) fn path_argument(
         | [Expr::Literal(ScalarValue::Utf8View(Some(s)), _)]
         | [Expr::Literal(ScalarValue::LargeUtf8(Some(s)), _)] => Ok(s.clone()),
         other => plan_err!(
-            "{name}(path): expects one string literal (a file, a directory or a glob), got {} argument(s): {}",
+            "{name}: expects one string literal ({what}), got {} argument(s): {}",
             other.len(),
             other
                 .iter()
@@ -215,25 +217,33 @@ pub(crate) fn path_argument(
     }
 }
 
+/// The path argument of `read_pgn` or `read_plies` ([`string_argument`]).
+pub(crate) fn path_argument(
+    name: &str,
+    args: &TableFunctionArgs,
+) -> datafusion::common::Result<String> {
+    string_argument(name, "a file, a directory or a glob", args)
+}
+
 /// The inputs a path argument names: a glob pattern (`*`, `?` or `[` in it) expands to the
 /// matching paths (sorted), each then a file or a directory.
-pub(crate) fn inputs_of(path: &str) -> datafusion::common::Result<Vec<Input>> {
-    let ext = |e: crate::Error| DataFusionError::Plan(format!("read_pgn: {e}"));
+/// Errors name the table function, `name`.
+pub(crate) fn inputs_of(name: &str, path: &str) -> datafusion::common::Result<Vec<Input>> {
+    let ext = |e: crate::Error| DataFusionError::Plan(format!("{name}: {e}"));
     if path == "-" {
-        return plan_err!("read_pgn: standard input (-) is not a table; give a file");
+        return plan_err!("{name}: standard input (-) is not a table; give a file");
     }
     let paths: Vec<PathBuf> = if path.contains(['*', '?', '[']) {
         let mut found = vec![];
         for entry in glob::glob(path)
-            .map_err(|e| DataFusionError::Plan(format!("read_pgn: glob {path:?}: {e}")))?
+            .map_err(|e| DataFusionError::Plan(format!("{name}: glob {path:?}: {e}")))?
         {
             found.push(
-                entry
-                    .map_err(|e| DataFusionError::Plan(format!("read_pgn: glob {path:?}: {e}")))?,
+                entry.map_err(|e| DataFusionError::Plan(format!("{name}: glob {path:?}: {e}")))?,
             );
         }
         if found.is_empty() {
-            return plan_err!("read_pgn: no file matches {path:?}");
+            return plan_err!("{name}: no file matches {path:?}");
         }
         found.sort();
         found
@@ -250,7 +260,7 @@ impl TableFunctionImpl for ReadPgn {
     ) -> datafusion::common::Result<Arc<dyn TableProvider>> {
         let path = path_argument("read_pgn", &args)?;
         Ok(Arc::new(PgnTable {
-            inputs: inputs_of(&path)?,
+            inputs: inputs_of("read_pgn", &path)?,
             pool: self.pool.clone(),
             plies: false,
         }))

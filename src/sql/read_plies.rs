@@ -319,7 +319,7 @@ impl TableFunctionImpl for ReadPlies {
     ) -> datafusion::common::Result<Arc<dyn TableProvider>> {
         let path = path_argument("read_plies", &args)?;
         Ok(Arc::new(PgnTable::plies(
-            inputs_of(&path)?,
+            inputs_of("read_plies", &path)?,
             self.pool.clone(),
         )))
     }

@@ -52,8 +52,9 @@ impl ErrorKind {
 /// plies: UInt32 (legal main-line plies applied), first_illegal_ply: UInt32 (nullable; 1-based;
 /// 0 = the game could not be set up), error_kind: Utf8 (nullable, [`ErrorKind`]),
 /// error_message: Utf8 (nullable), final_fen: Utf8 (nullable when the game could not be set
-/// up), final_status: Utf8 ([`FinalStatus`]: checkmate, stalemate, insufficient_material,
-/// seventyfive_moves, fivefold_repetition, fifty_moves, threefold_repetition, ongoing), white,
+/// up), final_status: Utf8 ([`FinalStatus`], the first that holds of: checkmate,
+/// insufficient_material, stalemate, seventyfive_moves, fivefold_repetition, fifty_moves,
+/// threefold_repetition, ongoing), white,
 /// black, event, date, result: Utf8 (tags), start_fen: Utf8 (nullable: the FEN tag),
 /// result_consistent: Boolean (false when the Result tag contradicts a checkmate or stalemate
 /// on the board)`.

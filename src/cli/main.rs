@@ -2,14 +2,17 @@
 //! and explain the pipeline's stages. This file parses the arguments and dispatches; each
 //! command lives in its own module, with its printing and exit status.
 
+/// Name of standard output in errors.
+const STDOUT: &str = "<stdout>";
+
 /// `print!` that returns an error instead of panicking: standard output closed early (e.g.
-/// `sqlchess moves FEN | head -1`, a broken pipe) is `Error::Io` on `<stdout>`, exit 2, as
+/// `sqlchess moves FEN | head -1`, a broken pipe) is `Error::Io` on [`STDOUT`], exit 2, as
 /// `validate` and `sql` report it.
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         write!(std::io::stdout().lock(), $($arg)*).map_err(|source| sqlchess::Error::Io {
-            path: "<stdout>".into(),
+            path: crate::STDOUT.into(),
             source,
         })
     }};

@@ -104,7 +104,9 @@ pub async fn run(
                 let mut stream = df.execute_stream().await?;
                 let mut w = match &out {
                     Some(path) => ReportWriter::create(path, f, schema)?,
-                    None => ReportWriter::new(Box::new(std::io::stdout()), "<stdout>", f, schema)?,
+                    None => {
+                        ReportWriter::new(Box::new(std::io::stdout()), crate::STDOUT, f, schema)?
+                    }
                 };
                 while let Some(b) = stream.next().await {
                     w.write(&b?)?;
@@ -134,7 +136,7 @@ fn write_out(out: &Option<PathBuf>, text: &str) -> Result<()> {
             .map_err(|e| io(p, e)),
         None => std::io::stdout()
             .write_all(text.as_bytes())
-            .map_err(|e| io(Path::new("<stdout>"), e)),
+            .map_err(|e| io(Path::new(crate::STDOUT), e)),
     }
 }
 

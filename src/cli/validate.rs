@@ -16,7 +16,7 @@ use sqlchess::profile::ProfileReport;
 use sqlchess::validate::{ErrorKind, GameReport, ValidateOptions, Validator};
 use sqlchess::{Error, PipelineConfig, Result};
 
-use crate::ERROR_EXIT;
+use crate::{ERROR_EXIT, STDOUT};
 
 /// Arguments of `sqlchess validate`.
 #[derive(clap::Args)]
@@ -55,9 +55,6 @@ fn format_help(f: Format) -> &'static str {
         Format::Arrow => "Arrow IPC file",
     }
 }
-
-/// Name of standard output in errors.
-const STDOUT: &str = "<stdout>";
 
 /// Runs `sqlchess validate` on `config.target_partitions` pipelines. Exit status: 0 all
 /// games legal, 1 some game illegal or malformed, 2 an input could not be read, 130 stopped

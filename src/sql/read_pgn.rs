@@ -217,18 +217,20 @@ pub(crate) fn string_argument(
     }
 }
 
-/// The path argument of `read_pgn` or `read_plies` ([`string_argument`]).
-pub(crate) fn path_argument(
+/// The inputs the path argument of table function `name` (`read_pgn`, `read_plies`) names
+/// ([`string_argument`], [`inputs_of`]).
+pub(crate) fn path_inputs(
     name: &str,
     args: &TableFunctionArgs,
-) -> datafusion::common::Result<String> {
-    string_argument(name, "a file, a directory or a glob", args)
+) -> datafusion::common::Result<Vec<Input>> {
+    let path = string_argument(name, "a file, a directory or a glob", args)?;
+    inputs_of(name, &path)
 }
 
 /// The inputs a path argument names: a glob pattern (`*`, `?` or `[` in it) expands to the
 /// matching paths (sorted), each then a file or a directory.
 /// Errors name the table function, `name`.
-pub(crate) fn inputs_of(name: &str, path: &str) -> datafusion::common::Result<Vec<Input>> {
+fn inputs_of(name: &str, path: &str) -> datafusion::common::Result<Vec<Input>> {
     let ext = |e: crate::Error| DataFusionError::Plan(format!("{name}: {e}"));
     if path == "-" {
         return plan_err!("{name}: standard input (-) is not a table; give a file");
@@ -258,9 +260,8 @@ impl TableFunctionImpl for ReadPgn {
         &self,
         args: TableFunctionArgs,
     ) -> datafusion::common::Result<Arc<dyn TableProvider>> {
-        let path = path_argument("read_pgn", &args)?;
         Ok(Arc::new(PgnTable {
-            inputs: inputs_of("read_pgn", &path)?,
+            inputs: path_inputs("read_pgn", &args)?,
             pool: self.pool.clone(),
             plies: false,
         }))

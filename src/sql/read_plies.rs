@@ -22,7 +22,7 @@ use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 
 use super::engines::EnginePool;
 use super::functions::{MATERIAL_ROLES, material_counts};
-use super::read_pgn::{PgnTable, inputs_of, path_argument};
+use super::read_pgn::{PgnTable, path_inputs};
 use crate::chess::fen::{Role, Setup, parse_square};
 use crate::chess::polyglot::polyglot_key;
 use crate::pgn::RawGame;
@@ -317,9 +317,8 @@ impl TableFunctionImpl for ReadPlies {
         &self,
         args: TableFunctionArgs,
     ) -> datafusion::common::Result<Arc<dyn TableProvider>> {
-        let path = path_argument("read_plies", &args)?;
         Ok(Arc::new(PgnTable::plies(
-            inputs_of("read_plies", &path)?,
+            path_inputs("read_plies", &args)?,
             self.pool.clone(),
         )))
     }

@@ -175,14 +175,26 @@ impl Session {
             last_plans: Mutex::new(HashMap::new()),
             memory: config.memory.tables("session"),
         };
+        // Static tables: planned first (their schemas are all the stages need to be planned),
+        // their contents taken from the process's earlier sessions of the same spec or built
+        // by a task of their own while the stages are planned below.
+        let key = StaticsKey::of(&spec);
+        let cached = static_cache()
+            .lock()
+            .map_err(|_| SessionError::Poisoned)?
+            .get(&key)
+            .cloned();
+        let mut static_plans = vec![];
         for st in &spec.statics {
             let df = s.ctx.sql(st.sql).await.map_err(plan_error(st.name))?;
-            let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
-            let batches = df.collect().await?;
-            s.register(st.name, schema)?;
-            s.set_table(st.name, batches).await?;
+            s.register(st.name, Arc::new(df.schema().as_arrow().clone()))?;
+            static_plans.push((st.name, df, s.table_ref(st.name)?.clone()));
             s.base.push(st.name);
         }
+        let building = match cached {
+            Some(built) => Err(built),
+            None => Ok(tokio::spawn(build_statics(static_plans, partitions))),
+        };
         for (name, schema) in &spec.inputs {
             s.register(name, schema.clone())?;
             s.base.push(name);
@@ -216,6 +228,24 @@ impl Session {
         }
         let order = s.order.clone();
         s.check_order("(all stages)", &order)?;
+        let built = match building {
+            Err(built) => built,
+            Ok(task) => {
+                let built = Arc::new(task.await.map_err(|e| {
+                    SessionError::DataFusion(datafusion::error::DataFusionError::External(
+                        Box::new(e),
+                    ))
+                })??);
+                static_cache()
+                    .lock()
+                    .map_err(|_| SessionError::Poisoned)?
+                    .insert(key, built.clone());
+                built
+            }
+        };
+        for (name, batches) in built.iter() {
+            s.set_table(name, batches.clone()).await?;
+        }
         Ok(s)
     }
 
@@ -287,34 +317,8 @@ impl Session {
     /// [`SessionError::Arrow`] when a column cannot be cast.
     pub async fn set_table(&self, name: &str, batches: Vec<RecordBatch>) -> Result<()> {
         let table = self.table_ref(name)?;
-        let schema = table.schema();
         self.memory.account(name, &batches)?;
-        // Rows are spread evenly over the partitions (batches sliced, zero-copy), so that every
-        // core gets a share of each scan even when the input is one batch.
-        let total: usize = batches.iter().map(|b| b.num_rows()).sum();
-        let share = total.div_ceil(self.partitions).max(1);
-        let mut parts: Vec<Vec<RecordBatch>> = vec![vec![]; self.partitions];
-        let (mut part, mut filled) = (0, 0);
-        for batch in batches.into_iter().filter(|b| b.num_rows() > 0) {
-            let batch = conform(name, batch, &schema)?;
-            let mut offset = 0;
-            while offset < batch.num_rows() {
-                let rest = batch.num_rows() - offset;
-                let len = if part + 1 == self.partitions {
-                    rest
-                } else {
-                    (share - filled).min(rest)
-                };
-                parts[part].push(batch.slice(offset, len));
-                offset += len;
-                filled += len;
-                if filled == share && part + 1 < self.partitions {
-                    (part, filled) = (part + 1, 0);
-                }
-            }
-        }
-        *table.data().write().map_err(|_| SessionError::Poisoned)? = parts;
-        Ok(())
+        fill(table, batches, self.partitions)
     }
 
     /// The current contents of a table. Errors: [`SessionError::UnknownTable`].
@@ -466,6 +470,86 @@ impl Session {
     }
 }
 
+/// Replaces a slot table's batches. Rows are spread evenly over the partitions (batches
+/// sliced, zero-copy), so that every core gets a share of each scan even when the input is
+/// one batch; columns are matched by name ([`conform`]).
+fn fill(table: &SlotTable, batches: Vec<RecordBatch>, partitions: usize) -> Result<()> {
+    let schema = table.schema();
+    let total: usize = batches.iter().map(|b| b.num_rows()).sum();
+    let share = total.div_ceil(partitions).max(1);
+    let mut parts: Vec<Vec<RecordBatch>> = vec![vec![]; partitions];
+    let (mut part, mut filled) = (0, 0);
+    for batch in batches.into_iter().filter(|b| b.num_rows() > 0) {
+        let batch = conform(table.name(), batch, &schema)?;
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            let rest = batch.num_rows() - offset;
+            let len = if part + 1 == partitions {
+                rest
+            } else {
+                (share - filled).min(rest)
+            };
+            parts[part].push(batch.slice(offset, len));
+            offset += len;
+            filled += len;
+            if filled == share && part + 1 < partitions {
+                (part, filled) = (part + 1, 0);
+            }
+        }
+    }
+    *table.data().write().map_err(|_| SessionError::Poisoned)? = parts;
+    Ok(())
+}
+
+/// The contents of a spec's static tables, in the spec's order.
+type BuiltStatics = Arc<Vec<(&'static str, Vec<RecordBatch>)>>;
+
+/// What the contents of static tables depend on: their names and SQL, and the string type
+/// of SQL literals.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct StaticsKey {
+    statics: Vec<(&'static str, &'static str)>,
+    utf8_view_strings: bool,
+}
+
+impl StaticsKey {
+    fn of(spec: &SessionSpec) -> StaticsKey {
+        StaticsKey {
+            statics: spec.statics.iter().map(|s| (s.name, s.sql)).collect(),
+            utf8_view_strings: spec.utf8_view_strings,
+        }
+    }
+}
+
+/// The static tables built so far in this process: every session of the same spec (the
+/// pipelines of `validate --threads N`, the SQL functions' engine pool) shares their
+/// batches instead of running their plans again. They are small (a few thousand rows)
+/// and never change.
+fn static_cache() -> &'static Mutex<HashMap<StaticsKey, BuiltStatics>> {
+    static CACHE: std::sync::OnceLock<Mutex<HashMap<StaticsKey, BuiltStatics>>> =
+        std::sync::OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Runs the planned static tables in order, filling each slot before the next one (which
+/// may read it) runs, and returns their batches.
+async fn build_statics(
+    plans: Vec<(
+        &'static str,
+        datafusion::dataframe::DataFrame,
+        Arc<SlotTable>,
+    )>,
+    partitions: usize,
+) -> Result<Vec<(&'static str, Vec<RecordBatch>)>> {
+    let mut built = vec![];
+    for (name, df, table) in plans {
+        let batches = df.collect().await?;
+        fill(&table, batches.clone(), partitions)?;
+        built.push((name, batches));
+    }
+    Ok(built)
+}
+
 fn plan_error(stage: &str) -> impl FnOnce(datafusion::error::DataFusionError) -> SessionError {
     let stage = stage.to_string();
     move |source| SessionError::Plan { stage, source }
@@ -600,6 +684,41 @@ mod tests {
             }
             other => panic!("not refused: {other:?}"),
         }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn static_tables_are_built_in_order_once_per_process() {
+        // `evens` reads `small`, built before it; the stages are planned meanwhile
+        let statics = vec![
+            table(
+                "small",
+                "SELECT column1 AS n FROM (VALUES (1), (2), (3), (4)) WHERE column1 > 0",
+            ),
+            table("evens", "SELECT n * 10 AS tens FROM small WHERE n % 2 = 0"),
+        ];
+        let spec = SessionSpec {
+            statics,
+            stages: vec![table("total", "SELECT SUM(tens) AS total FROM evens")],
+            ..spec(vec![])
+        };
+        let first = Session::new(spec.clone(), &config()).await.expect("first");
+        let second = Session::new(spec, &config()).await.expect("second");
+        for s in [&first, &second] {
+            let total = s.run("total").await.expect("run");
+            let total =
+                read::primitive::<datafusion::arrow::datatypes::Int64Type>(&total[0], "total")
+                    .expect("total");
+            assert_eq!(total.value(0), 60);
+        }
+        // the second session holds the first one's batches (the same Arrow buffers)
+        let buffer = |s: &Session| {
+            s.tables["evens"].data().read().expect("data").concat()[0]
+                .column(0)
+                .to_data()
+                .buffers()[0]
+                .as_ptr()
+        };
+        assert_eq!(buffer(&first), buffer(&second));
     }
 
     #[tokio::test]

@@ -55,6 +55,11 @@ impl SlotTable {
         }
     }
 
+    /// The table's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The table's batches (shared with every scan of it).
     pub fn data(&self) -> &SlotData {
         &self.data

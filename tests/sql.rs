@@ -960,3 +960,59 @@ async fn list_map_and_struct_access() {
         ]]
     );
 }
+
+/// One file read by up to 4 partitions (byte ranges starting at game boundaries,
+/// `SET sqlchess.split_bytes = 1`) gives exactly the rows of one partition, `game_index`
+/// included, over every PGN file of `tests/data` (the malformed ones too: comments,
+/// variations and tag sections across the cuts, header-only games, binary data); with the
+/// rules columns and `read_plies` for four of them (all in `tests/shared_data.rs`).
+/// `EXPLAIN` shows the ranges. Every cut of these files is checked by the unit tests of
+/// `sqlchess::pgn::split`.
+#[tokio::test(flavor = "multi_thread")]
+async fn split_files_read_as_one_partition() {
+    let files = common::pgn_files(&data("pgn"));
+    assert!(files.len() > 40, "{} files", files.len());
+    // the rules (ply-synchronous, so as slow for a small file as for a large one) on a few
+    let full = |p: &std::path::Path| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        [
+            "sample.pgn",
+            "headers_only_then_game.pgn",
+            "unterminated_comment_swallows_games.pgn",
+            "binary_between_games.pgn",
+        ]
+        .contains(&name)
+    };
+    let cut = common::split_reads_agree(&files, full, full, 4).await;
+    assert!(cut > 30, "{cut} files cut");
+    let ctx = SessionContext::new_with_config(
+        datafusion::prelude::SessionConfig::new().with_target_partitions(3),
+    );
+    sql::register(&ctx);
+    query(&ctx, "SET sqlchess.split_bytes = 1000").await;
+    let text = format!(
+        "{:?}",
+        rows(
+            &query(
+                &ctx,
+                &format!("EXPLAIN SELECT white FROM read_pgn('{}')", queries_pgn())
+            )
+            .await
+        )
+    );
+    assert!(text.contains("ranges=[["), "{text}");
+    assert!(text.contains(&format!("{}:0..", queries_pgn())), "{text}");
+    // the default leaves a small file whole
+    let ctx = sql::context();
+    let text = format!(
+        "{:?}",
+        rows(
+            &query(
+                &ctx,
+                &format!("EXPLAIN SELECT white FROM read_pgn('{}')", queries_pgn())
+            )
+            .await
+        )
+    );
+    assert!(!text.contains("ranges="), "{text}");
+}

@@ -619,3 +619,17 @@ fn chess960_games_match_python_chess() {
         }
     });
 }
+
+/// Every PGN file of shared/data/pgn and shared/data/bad read cut into up to 8 byte ranges
+/// at game boundaries (`SET sqlchess.split_bytes = 1`) gives exactly the rows of one
+/// partition: `read_pgn` with every column (rules included), `read_plies` for the files
+/// below 256 KiB.
+#[test]
+fn split_files_read_as_one_partition() {
+    let mut files = pgn_files(&shared("pgn"));
+    files.extend(pgn_files(&shared("bad")));
+    assert!(files.len() > 60, "{} files", files.len());
+    let small = |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.len() < 256 * 1024);
+    let cut = rt().block_on(split_reads_agree(&files, |_| true, small, 8));
+    assert!(cut > files.len() / 2, "{cut} of {} files cut", files.len());
+}

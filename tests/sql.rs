@@ -493,6 +493,30 @@ fn cli_statements_formats_copy_and_errors() {
         &format!("SELECT count(*) AS n FROM read_pgn('{s}')"),
     );
     assert_eq!((code, out.trim()), (0, "{\"n\":20}"));
+    // no hint on stderr when standard input is not a terminal
+    let (_, _, err) = cli(&[], "SELECT 1 AS one");
+    assert_eq!(err, "");
+    // CSV: the map and list columns as JSON text (the first game of the file)
+    let (code, out, err) = cli(
+        &[
+            &format!(
+                "SELECT game_index, tags, moves[1:4] AS first_moves FROM read_pgn('{s}') \
+                 WHERE game_index = 0"
+            ),
+            "--format",
+            "csv",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "game_index,tags,first_moves\n\
+         0,\"{\"\"Event\"\":\"\"32nd ol\"\",\"\"Site\"\":\"\"Yerevan ARM\"\",\
+         \"\"Date\"\":\"\"1996.09.17\"\",\"\"Round\"\":\"\"02\"\",\"\"White\"\":\"\"Gostisa,L\"\",\
+         \"\"Black\"\":\"\"Petrosian,A\"\",\"\"Result\"\":\"\"1/2-1/2\"\"}\",\
+         \"[\"\"d4\"\",\"\"Nf6\"\",\"\"Nf3\"\",\"\"e6\"\"]\"\n"
+    );
     // a bad query: exit 2 with the SQL error
     let (code, _, err) = cli(&["SELEC 1"], "");
     assert_eq!(code, 2);
@@ -587,10 +611,11 @@ fn bad_fens() -> Vec<String> {
 }
 
 /// `position_status`, `position_key`, `epd`, `material`, `fen_error`, `legal_moves_list`
-/// against python-chess (`tests/data/make_sql_functions_oracle.py`) on 696 positions (121 of
+/// against python-chess (`tests/data/make_sql_functions_oracle.py`) on 704 positions (121 of
 /// them Chess960: X-FEN and Shredder-FEN, and two FENs whose castling rights can only mean
-/// Chess960), plus the 58 bad FENs (NULL everywhere, `fen_error` set, the query does not
-/// fail), over a Utf8View column in four partitions.
+/// Chess960; 26 with an en passant square, which `epd` keeps only where a capture is legal,
+/// as `board.epd()`), plus the 58 bad FENs (NULL everywhere, `fen_error` set, the query
+/// does not fail), over a Utf8View column in four partitions.
 #[tokio::test(flavor = "multi_thread")]
 async fn position_functions_match_python_chess() {
     use datafusion::arrow::array::{ListArray, StructArray};
@@ -674,7 +699,7 @@ async fn position_functions_match_python_chess() {
                 assert!(bad.iter().any(|x| x == f), "{f}");
                 bad_seen += 1;
                 assert!(!err.is_null(i), "{f}: no fen_error");
-                assert!(status.is_null(i) && l.is_null(i), "{f}");
+                assert!(status.is_null(i) && l.is_null(i) && epd.is_null(i), "{f}");
             }
         }
     }
@@ -959,4 +984,60 @@ async fn list_map_and_struct_access() {
             "1"
         ]]
     );
+}
+
+/// One file read by up to 4 partitions (byte ranges starting at game boundaries,
+/// `SET sqlchess.split_bytes = 1`) gives exactly the rows of one partition, `game_index`
+/// included, over every PGN file of `tests/data` (the malformed ones too: comments,
+/// variations and tag sections across the cuts, header-only games, binary data); with the
+/// rules columns and `read_plies` for four of them (all in `tests/shared_data.rs`).
+/// `EXPLAIN` shows the ranges. Every cut of these files is checked by the unit tests of
+/// `sqlchess::pgn::split`.
+#[tokio::test(flavor = "multi_thread")]
+async fn split_files_read_as_one_partition() {
+    let files = common::pgn_files(&data("pgn"));
+    assert!(files.len() > 40, "{} files", files.len());
+    // the rules (ply-synchronous, so as slow for a small file as for a large one) on a few
+    let full = |p: &std::path::Path| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        [
+            "sample.pgn",
+            "headers_only_then_game.pgn",
+            "unterminated_comment_swallows_games.pgn",
+            "binary_between_games.pgn",
+        ]
+        .contains(&name)
+    };
+    let cut = common::split_reads_agree(&files, full, full, 4).await;
+    assert!(cut > 30, "{cut} files cut");
+    let ctx = SessionContext::new_with_config(
+        datafusion::prelude::SessionConfig::new().with_target_partitions(3),
+    );
+    sql::register(&ctx);
+    query(&ctx, "SET sqlchess.split_bytes = 1000").await;
+    let text = format!(
+        "{:?}",
+        rows(
+            &query(
+                &ctx,
+                &format!("EXPLAIN SELECT white FROM read_pgn('{}')", queries_pgn())
+            )
+            .await
+        )
+    );
+    assert!(text.contains("ranges=[["), "{text}");
+    assert!(text.contains(&format!("{}:0..", queries_pgn())), "{text}");
+    // the default leaves a small file whole
+    let ctx = sql::context();
+    let text = format!(
+        "{:?}",
+        rows(
+            &query(
+                &ctx,
+                &format!("EXPLAIN SELECT white FROM read_pgn('{}')", queries_pgn())
+            )
+            .await
+        )
+    );
+    assert!(!text.contains("ranges="), "{text}");
 }

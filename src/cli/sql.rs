@@ -1,6 +1,7 @@
 //! `sqlchess sql`: SQL over PGN files (`read_pgn`) from the command line.
 //!
-//! Statements come from the QUERY argument, a file (`-f`), or standard input; several
+//! Statements come from the QUERY argument, a file (`-f`), or standard input (with a
+//! one-line hint on stderr when it is a terminal); several
 //! statements separated by `;` run in order on one session ([`sqlchess::sql::context`]), so
 //! `CREATE VIEW` / `CREATE TABLE AS` are seen by the statements after them. In table format
 //! the rows of every statement that returns columns are printed (arrow's pretty printer);
@@ -8,7 +9,7 @@
 //! batch by batch. `COPY (query) TO 'x.parquet'` is run by our Parquet writer (DataFusion is
 //! built without its Parquet feature); other COPY targets by DataFusion.
 
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -61,6 +62,13 @@ pub async fn run(
             source: e,
         })?,
         (None, None) => {
+            if std::io::stdin().is_terminal() {
+                // not silent while it waits for a query typed at the terminal
+                eprintln!(
+                    "sqlchess sql: reading SQL from standard input (end with Ctrl-D); or give \
+                     it as an argument: sqlchess sql \"SELECT …\", or -f FILE.sql"
+                );
+            }
             let mut s = String::new();
             std::io::stdin()
                 .read_to_string(&mut s)

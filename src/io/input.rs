@@ -13,7 +13,7 @@
 //! streams) are read to the end.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -268,6 +268,45 @@ impl Input {
             )),
         };
         Ok(reader)
+    }
+}
+
+impl Input {
+    /// Opens the bytes `start..end` (`end` `None`: to the end) of a plain-text file as
+    /// buffered PGN text, counting them in `counter`; the whole input ([`Input::open`])
+    /// for `0..None`. Ranges come from [`super::split::split`], which cuts only plain
+    /// files at game boundaries.
+    ///
+    /// Errors: [`Error::Io`] naming the input when it cannot be opened or is not a file.
+    pub fn open_range(
+        &self,
+        start: u64,
+        end: Option<u64>,
+        counter: &ByteCounter,
+    ) -> Result<Box<dyn BufRead>> {
+        if start == 0 && end.is_none() {
+            return self.open(counter);
+        }
+        let io = |e: io::Error| Error::Io {
+            path: self.name.clone(),
+            source: e,
+        };
+        let Source::File(p) = &self.source else {
+            return Err(io(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a byte range of standard input",
+            )));
+        };
+        let mut file = File::open(p).map_err(io)?;
+        file.seek(io::SeekFrom::Start(start)).map_err(io)?;
+        let raw: Box<dyn Read> = match end {
+            Some(e) => Box::new(file.take(e.saturating_sub(start))),
+            None => Box::new(file),
+        };
+        Ok(Box::new(BufReader::with_capacity(
+            BUF,
+            CountingReader::new(raw, counter.clone()),
+        )))
     }
 }
 

@@ -1,5 +1,7 @@
 //! Files in and out: PGN inputs (files, directories, standard input, compressed streams) in
-//! [`input`], report writers (CSV, JSON lines, Parquet, Arrow IPC) in [`report`].
+//! [`input`], report writers (CSV, JSON lines, Parquet, Arrow IPC) in [`report`], one
+//! large file as byte ranges that start at game boundaries in [`split`].
 
 pub mod input;
 pub mod report;
+pub mod split;

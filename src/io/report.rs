@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayRef, BooleanArray, RecordBatch, StringArray, UInt32Array, UInt64Array,
+    Array, ArrayRef, BooleanArray, RecordBatch, StringArray, UInt32Array, UInt64Array,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::error::ArrowError;
@@ -213,7 +213,8 @@ enum Inner {
 }
 
 /// An open report file: record batches are written as they come (streaming), so memory does
-/// not grow with the number of rows. CSV has a header line (also when no row is written),
+/// not grow with the number of rows. CSV has a header line (also when no row is written)
+/// and writes list, map and struct columns as JSON text (`["e4","e5"]`),
 /// JSON lines write nulls explicitly (every row has every column), Parquet is
 /// zstd-compressed in row groups of at most 131,072 rows, Arrow is an IPC file.
 ///
@@ -336,7 +337,9 @@ impl ReportWriter {
         }
         let name = &self.name;
         match &mut self.inner {
-            Inner::Csv(w) => w.write(batch).map_err(|e| arrow_error(name, e))?,
+            Inner::Csv(w) => w
+                .write(&csv_cells(batch).map_err(|e| arrow_error(name, e))?)
+                .map_err(|e| arrow_error(name, e))?,
             Inner::Json(w) => w.write(batch).map_err(|e| arrow_error(name, e))?,
             Inner::Parquet(w) => w.write(batch).map_err(|e| parquet_error(name, e))?,
             Inner::Arrow(w) => w.write(batch).map_err(|e| arrow_error(name, e))?,
@@ -406,8 +409,9 @@ fn complete(inner: Inner, schema: &SchemaRef, name: &str, rows: u64) -> Result<(
         Inner::Csv(mut w) => {
             if rows == 0 {
                 // the header only: the writer writes it with the first batch
-                w.write(&RecordBatch::new_empty(schema.clone()))
+                let empty = csv_cells(&RecordBatch::new_empty(schema.clone()))
                     .map_err(|e| arrow_error(name, e))?;
+                w.write(&empty).map_err(|e| arrow_error(name, e))?;
             }
             w.into_inner()
         }
@@ -422,6 +426,61 @@ fn complete(inner: Inner, schema: &SchemaRef, name: &str, rows: u64) -> Result<(
 }
 
 /// Arrow errors of a writer, I/O failures as [`Error::Io`] naming the file.
+/// Whether CSV cannot hold a value of type `t` as it is: lists, maps, structs, unions.
+fn is_nested(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::List(_)
+            | DataType::LargeList(_)
+            | DataType::FixedSizeList(..)
+            | DataType::ListView(_)
+            | DataType::LargeListView(_)
+            | DataType::Map(..)
+            | DataType::Struct(_)
+            | DataType::Union(..)
+    )
+}
+
+/// `batch` with each nested column (lists, maps, structs: what CSV has no cell for) as a
+/// Utf8 column of the values in JSON (`["e4","e5"]`, `{"Event":"x"}`; arrow's JSON
+/// writer, nulls inside kept), a NULL value staying NULL (an empty cell).
+fn csv_cells(batch: &RecordBatch) -> std::result::Result<RecordBatch, ArrowError> {
+    let schema = batch.schema();
+    if !schema.fields().iter().any(|f| is_nested(f.data_type())) {
+        return Ok(batch.clone());
+    }
+    let options =
+        datafusion::arrow::json::writer::EncoderOptions::default().with_explicit_nulls(true);
+    let mut fields = vec![];
+    let mut columns = vec![];
+    for (field, column) in schema.fields().iter().zip(batch.columns()) {
+        if !is_nested(field.data_type()) {
+            fields.push(field.clone());
+            columns.push(column.clone());
+            continue;
+        }
+        let mut encoder =
+            datafusion::arrow::json::writer::make_encoder(field, column.as_ref(), &options)
+                .map_err(|e| {
+                    ArrowError::InvalidArgumentError(format!("CSV: column {}: {e}", field.name()))
+                })?;
+        let mut text = datafusion::arrow::array::StringBuilder::new();
+        let mut buf = Vec::new();
+        for i in 0..column.len() {
+            if column.is_null(i) {
+                text.append_null();
+                continue;
+            }
+            buf.clear();
+            encoder.encode(i, &mut buf);
+            text.append_value(String::from_utf8_lossy(&buf));
+        }
+        fields.push(Arc::new(Field::new(field.name(), DataType::Utf8, true)));
+        columns.push(Arc::new(text.finish()) as ArrayRef);
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+}
+
 fn arrow_error(name: &str, e: ArrowError) -> Error {
     match e {
         ArrowError::IoError(_, source) => Error::Io {

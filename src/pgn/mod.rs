@@ -1,7 +1,10 @@
 //! Our streaming PGN reader: every movetext token is reported, so that a validator sees each
-//! one (see [`reader`]); the commands of comments (`[%clk …]`, `[%eval …]`: [`commands`]).
+//! one (see [`reader`]); the commands of comments (`[%clk …]`, `[%eval …]`: [`commands`]);
+//! where a large file can be cut between games so that several readers give the same
+//! games ([`split`]).
 
 pub mod commands;
 mod reader;
+pub mod split;
 
 pub use reader::*;

@@ -26,6 +26,11 @@
 //! batch on an engine of a pool ([`engines`](self::engines): how the synchronous call reaches
 //! the asynchronous pipeline, and why concurrent partitions never share an engine).
 //!
+//! One large plain PGN file is read as several partitions (byte ranges starting at game
+//! boundaries, [`crate::io::split`]; `game_index` stays the index in the file), from
+//! [`ChessOptions::split_bytes`] (`SET sqlchess.split_bytes = …`) up; `EXPLAIN` shows the
+//! ranges.
+//!
 //! DataFusion 55 limits: table function arguments are literals only (no columns, no named
 //! arguments); function names are lowercase.
 //!
@@ -40,6 +45,7 @@ mod read_plies;
 
 use std::sync::Arc;
 
+use datafusion::config::ConfigExtension;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 pub use functions::ChessFunction;
@@ -47,12 +53,36 @@ pub use legal_moves::{LegalMoves, legal_moves_schema};
 pub use read_pgn::{PgnScanExec, PgnTable, ReadPgn, read_pgn_schema};
 pub use read_plies::{ReadPlies, read_plies_schema};
 
+datafusion::common::extensions_options! {
+    /// Settings of the chess tables, in a session's configuration under `sqlchess.`
+    /// ([`register`] adds them): `SET sqlchess.split_bytes = 1048576`.
+    pub struct ChessOptions {
+        /// `read_pgn` / `read_plies`: a plain (uncompressed) PGN file of at least twice
+        /// this many bytes is read as several partitions, each at least this large and
+        /// starting at a game boundary (at most `datafusion.execution.target_partitions`
+        /// per file), so one large file uses several cores; 0 never splits. Default 32 MiB.
+        pub split_bytes: u64, default = 32 * 1024 * 1024
+    }
+}
+
+impl ConfigExtension for ChessOptions {
+    const PREFIX: &'static str = "sqlchess";
+}
+
 /// Registers the chess tables and functions on `ctx`: the table functions `read_pgn`,
 /// `read_plies`, `legal_moves` and
 /// the scalar functions of [`functions`] (`fen_after`, `is_legal`, `position_status`,
 /// `position_key`, `epd`, `material`, `fen_error`, `legal_moves_list`). They share one pool
-/// of engines.
+/// of engines. Adds the [`ChessOptions`] to the session's configuration when it has none.
 pub fn register(ctx: &SessionContext) {
+    {
+        let state = ctx.state_ref();
+        let mut state = state.write();
+        let options = state.config_mut().options_mut();
+        if options.extensions.get::<ChessOptions>().is_none() {
+            options.extensions.insert(ChessOptions::default());
+        }
+    }
     let pool = Arc::new(engines::EnginePool::default());
     ctx.register_udtf("read_pgn", Arc::new(ReadPgn::new(pool.clone())));
     ctx.register_udtf("read_plies", Arc::new(ReadPlies::new(pool.clone())));

@@ -38,10 +38,12 @@ use datafusion::physical_plan::{
     SendableRecordBatchStream,
 };
 
+use super::ChessOptions;
 use super::engines::{EnginePool, thread_runtime};
 use super::read_plies::{plies_batch, read_plies_schema};
 use crate::chess::outcome::FinalStatus;
 use crate::io::input::{ByteCounter, Input};
+use crate::io::split::{PgnRange, split};
 use crate::pgn::{PgnError, PgnReader, RawGame};
 use crate::validate::{ErrorKind, GameReport, ValidateOptions, Validation, validate_games_with};
 
@@ -326,50 +328,96 @@ impl TableProvider for PgnTable {
             Some(p) => p.clone(),
             None => (0..self.schema().fields().len()).collect(),
         };
-        Ok(Arc::new(PgnScanExec::new(
+        let split_bytes = state
+            .config_options()
+            .extensions
+            .get::<ChessOptions>()
+            .map_or(ChessOptions::default().split_bytes, |o| o.split_bytes);
+        let (inputs, batch, target) = (
             self.inputs.clone(),
-            projection,
             state.config().batch_size(),
             state.config().target_partitions(),
-            self.pool.clone(),
-            self.plies,
-        )?))
+        );
+        let (pool, plies) = (self.pool.clone(), self.plies);
+        let plan = move || {
+            PgnScanExec::new(
+                inputs,
+                projection,
+                batch,
+                (target, split_bytes),
+                pool,
+                plies,
+            )
+        };
+        // finding the cuts reads the large files: off the async workers (when on tokio)
+        let exec = match tokio::runtime::Handle::try_current() {
+            Ok(rt) => rt
+                .spawn_blocking(plan)
+                .await
+                .map_err(|e| DataFusionError::External(Box::new(e)))??,
+            Err(_) => plan()?,
+        };
+        Ok(Arc::new(exec))
     }
 }
 
-/// The files of each scan partition: at most `target_partitions` groups, the largest files
-/// first each to the group with the fewest bytes so far, each group in file order.
-fn file_groups(inputs: &[Input], target_partitions: usize) -> Vec<Vec<usize>> {
-    let n = inputs.len().min(target_partitions.max(1));
-    let size = |i: &Input| match &i.source {
-        crate::io::input::Source::File(p) => std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
-        crate::io::input::Source::Stdin => 0,
-    };
-    let mut by_size: Vec<(u64, usize)> = inputs.iter().map(size).zip(0..).collect();
-    by_size.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut groups: Vec<(u64, Vec<usize>)> = vec![(0, vec![]); n];
-    for (bytes, i) in by_size {
-        if let Some(g) = groups.iter_mut().min_by_key(|g| g.0) {
-            g.0 += bytes;
-            g.1.push(i);
+/// The ranges of each scan partition: plain files of at least twice `split_bytes` cut
+/// into at most `target_partitions` ranges at game boundaries ([`split`]; 0 never
+/// splits), then at most `target_partitions` groups, the largest ranges first each to the
+/// group with the fewest bytes so far, each group in file order.
+///
+/// Errors: [`crate::Error::Io`] naming a file that cannot be read.
+fn partitions(
+    inputs: &[Input],
+    target_partitions: usize,
+    split_bytes: u64,
+) -> crate::Result<Vec<Vec<PgnRange>>> {
+    let target = target_partitions.max(1);
+    let mut ranges: Vec<(u64, usize, PgnRange)> = vec![];
+    for (i, input) in inputs.iter().enumerate() {
+        let size = input.size().unwrap_or(0);
+        let pieces = if split_bytes == 0 {
+            1
+        } else {
+            usize::try_from(size / split_bytes)
+                .unwrap_or(usize::MAX)
+                .min(target)
+        };
+        for r in split(input, pieces)? {
+            let bytes = r.end.unwrap_or(size).saturating_sub(r.start);
+            ranges.push((bytes, i, r));
         }
     }
-    groups
+    let n = ranges.len().min(target);
+    ranges.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then(a.1.cmp(&b.1))
+            .then(a.2.start.cmp(&b.2.start))
+    });
+    let mut groups: Vec<(u64, Vec<(usize, PgnRange)>)> = vec![(0, vec![]); n];
+    for (bytes, i, r) in ranges {
+        if let Some(g) = groups.iter_mut().min_by_key(|g| g.0) {
+            g.0 += bytes;
+            g.1.push((i, r));
+        }
+    }
+    Ok(groups
         .into_iter()
         .map(|(_, mut g)| {
-            g.sort_unstable();
-            g
+            g.sort_by_key(|(i, r)| (*i, r.start));
+            g.into_iter().map(|(_, r)| r).collect()
         })
-        .collect()
+        .collect())
 }
 
-/// The scan of `read_pgn`: one partition per group of files, the projected columns only, the rules
-/// only when a rules column is projected.
+/// The scan of `read_pgn`: one partition per group of files or byte ranges of files
+/// ([`PgnRange`]), the projected columns only, the rules only when a rules column is
+/// projected.
 #[derive(Debug)]
 pub struct PgnScanExec {
     inputs: Vec<Input>,
-    /// The files of each partition (indexes into `inputs`).
-    groups: Vec<Vec<usize>>,
+    /// What each partition reads, in order.
+    partitions: Vec<Vec<PgnRange>>,
     projection: Vec<usize>,
     schema: SchemaRef,
     rules: bool,
@@ -382,15 +430,18 @@ pub struct PgnScanExec {
 }
 
 impl PgnScanExec {
+    /// The scan of `inputs` (reads the plain files to find where to split them).
     fn new(
         inputs: Vec<Input>,
         projection: Vec<usize>,
         batch_games: usize,
-        target_partitions: usize,
+        (target_partitions, split_bytes): (usize, u64),
         pool: Arc<EnginePool>,
         plies: bool,
     ) -> datafusion::common::Result<PgnScanExec> {
-        let groups = file_groups(&inputs, target_partitions);
+        let name = if plies { "read_plies" } else { "read_pgn" };
+        let groups = partitions(&inputs, target_partitions, split_bytes)
+            .map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
         let full = if plies {
             read_plies_schema()
         } else {
@@ -409,7 +460,7 @@ impl PgnScanExec {
         ));
         Ok(PgnScanExec {
             inputs,
-            groups,
+            partitions: groups,
             projection,
             schema,
             rules,
@@ -421,9 +472,10 @@ impl PgnScanExec {
         })
     }
 
-    /// The files of each partition (indexes into [`PgnScanExec::inputs`]).
-    pub fn file_groups(&self) -> &[Vec<usize>] {
-        &self.groups
+    /// What each partition reads: whole files and byte ranges of large plain files, each
+    /// with the file index of its first game.
+    pub fn partitions(&self) -> &[Vec<PgnRange>] {
+        &self.partitions
     }
 
     /// Whether the scan runs the rules (a rules column is projected).
@@ -431,9 +483,34 @@ impl PgnScanExec {
         self.rules
     }
 
-    /// The files read (see [`PgnScanExec::file_groups`] for the partitions).
+    /// The files read (see [`PgnScanExec::partitions`] for what each partition reads).
     pub fn inputs(&self) -> &[Input] {
         &self.inputs
+    }
+}
+
+impl PgnScanExec {
+    /// The partitions as `[file:start..end@first_game, …]` each (`end` empty: to the end).
+    fn ranges_text(&self) -> String {
+        self.partitions
+            .iter()
+            .map(|p| {
+                let r: Vec<String> = p
+                    .iter()
+                    .map(|r| {
+                        format!(
+                            "{}:{}..{}@{}",
+                            r.input.name,
+                            r.start,
+                            r.end.map(|e| e.to_string()).unwrap_or_default(),
+                            r.first_game
+                        )
+                    })
+                    .collect();
+                format!("[{}]", r.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -454,10 +531,18 @@ impl DisplayAs for PgnScanExec {
                     self.inputs.len(),
                     self.rules,
                     cols.join(", ")
-                )
+                )?;
+                if self.partitions.iter().flatten().any(|r| !r.is_whole()) {
+                    write!(f, ", ranges=[{}]", self.ranges_text())?;
+                }
+                Ok(())
             }
             DisplayFormatType::TreeRender => {
-                write!(f, "files={}\nrules={}", self.inputs.len(), self.rules)
+                write!(f, "files={}\nrules={}", self.inputs.len(), self.rules)?;
+                if self.partitions.iter().flatten().any(|r| !r.is_whole()) {
+                    write!(f, "\nranges={}", self.ranges_text())?;
+                }
+                Ok(())
             }
         }
     }
@@ -500,11 +585,7 @@ impl ExecutionPlan for PgnScanExec {
         _context: Arc<TaskContext>,
     ) -> datafusion::common::Result<SendableRecordBatchStream> {
         let mut builder = RecordBatchReceiverStream::builder(self.schema.clone(), 2);
-        let Some(group) = self.groups.get(partition).map(|g| {
-            g.iter()
-                .filter_map(|&i| self.inputs.get(i).cloned())
-                .collect::<Vec<Input>>()
-        }) else {
+        let Some(group) = self.partitions.get(partition).cloned() else {
             // no files: the one partition is empty
             return Ok(builder.build());
         };
@@ -536,8 +617,12 @@ impl ExecutionPlan for PgnScanExec {
             let rt = thread_runtime().map_err(df)?;
             // games of several files go into one chunk: fewer, larger pipeline runs
             let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(chunk.min(65_536));
-            for input in &group {
-                let reader = input.open(&ByteCounter::new()).map_err(df)?;
+            for range in &group {
+                let input = &range.input;
+                let first = usize::try_from(range.first_game).unwrap_or(usize::MAX);
+                let reader = input
+                    .open_range(range.start, range.end, &ByteCounter::new())
+                    .map_err(df)?;
                 let read = if flush.scan.plies.is_some() {
                     PgnReader::with_notes(reader)
                 } else {
@@ -545,7 +630,10 @@ impl ExecutionPlan for PgnScanExec {
                 };
                 for next in read {
                     match next {
-                        Ok(g) => games.push((input.name.as_str(), g)),
+                        Ok(mut g) => {
+                            g.index = g.index.saturating_add(first);
+                            games.push((input.name.as_str(), g));
+                        }
                         Err(PgnError::Io(e)) => {
                             return Err(df(crate::Error::Io {
                                 path: input.name.clone(),

@@ -234,3 +234,118 @@ pub fn after_null_move(pos: &Chess) -> Chess {
         .into_position(CastlingMode::Standard)
         .expect("position after a null move")
 }
+
+/// A session of `partitions` target partitions with the chess tables and
+/// `SET sqlchess.split_bytes = {split_bytes}`.
+pub async fn split_context(
+    partitions: usize,
+    split_bytes: u64,
+) -> datafusion::prelude::SessionContext {
+    let ctx = datafusion::prelude::SessionContext::new_with_config(
+        datafusion::prelude::SessionConfig::new().with_target_partitions(partitions),
+    );
+    sqlchess::sql::register(&ctx);
+    ctx.sql(&format!("SET sqlchess.split_bytes = {split_bytes}"))
+        .await
+        .expect("set")
+        .collect()
+        .await
+        .expect("set");
+    ctx
+}
+
+/// The rows of `SELECT {columns} FROM {table}('{path}') ORDER BY {order}` (one batch) on `ctx`,
+/// and the byte ranges its scan reads ([`sqlchess::sql::PgnScanExec::partitions`]): how
+/// many, and how many are less than a whole file.
+pub async fn read_with_split(
+    ctx: &datafusion::prelude::SessionContext,
+    columns: &str,
+    table: &str,
+    path: &str,
+    order: &str,
+) -> (datafusion::arrow::array::RecordBatch, usize, usize) {
+    use datafusion::physical_plan::{ExecutionPlan, collect};
+    use sqlchess::sql::PgnScanExec;
+    fn scan_ranges(plan: &std::sync::Arc<dyn ExecutionPlan>, out: &mut (usize, usize)) {
+        if let Some(s) = plan.downcast_ref::<PgnScanExec>() {
+            for r in s.partitions().iter().flatten() {
+                out.0 += 1;
+                out.1 += usize::from(!r.is_whole());
+            }
+        }
+        for c in plan.children() {
+            scan_ranges(c, out);
+        }
+    }
+    let df = ctx
+        .sql(&format!(
+            "SELECT {columns} FROM {table}('{path}') ORDER BY {order}"
+        ))
+        .await
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    let schema = df.schema().inner().clone();
+    let plan = df.create_physical_plan().await.expect("plan");
+    let batches = collect(plan.clone(), ctx.task_ctx())
+        .await
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut ranges = (0, 0);
+    scan_ranges(&plan, &mut ranges);
+    let all = datafusion::arrow::compute::concat_batches(&schema, &batches).expect("concat");
+    (all, ranges.0, ranges.1)
+}
+
+/// Every `.pgn` file below `dir`, sorted.
+pub fn pgn_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "pgn") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The columns of `read_pgn` that need no rules.
+pub const READ_PGN_TAG_COLUMNS: &str = "file, game_index, event, site, date, round, white, \
+     black, result, white_elo, black_elo, time_control, termination, eco, opening, utc_date, \
+     utc_time, start_fen, tags, moves";
+
+/// Each file read cut into up to `partitions` ranges at game boundaries
+/// (`sqlchess.split_bytes` 1) gives exactly the rows read as one partition (0): the
+/// columns of `read_pgn` that need no rules for every file, every column (the rules run)
+/// for the files `rules` accepts, and every column of `read_plies` for those `plies`
+/// accepts. Returns the number of files that were cut.
+pub async fn split_reads_agree(
+    files: &[PathBuf],
+    rules: impl Fn(&std::path::Path) -> bool,
+    plies: impl Fn(&std::path::Path) -> bool,
+    partitions: usize,
+) -> usize {
+    let one = split_context(partitions, 0).await;
+    let cut_ctx = split_context(partitions, 1).await;
+    let mut cut = 0;
+    for f in files {
+        let path = f.display().to_string();
+        let columns = if rules(f) { "*" } else { READ_PGN_TAG_COLUMNS };
+        let q = |ctx| read_with_split(ctx, columns, "read_pgn", &path, "game_index");
+        let (whole, n, _) = q(&one).await;
+        assert_eq!(n, 1, "{path}: one range unsplit");
+        let (split, _, parts) = q(&cut_ctx).await;
+        assert_eq!(split, whole, "{path}: read_pgn split in {parts} ranges");
+        cut += usize::from(parts > 0);
+        if plies(f) {
+            let order = "game_index, ply";
+            let (whole, _, _) = read_with_split(&one, "*", "read_plies", &path, order).await;
+            let (split, _, _) = read_with_split(&cut_ctx, "*", "read_plies", &path, order).await;
+            assert_eq!(split, whole, "{path}: read_plies split");
+        }
+    }
+    cut
+}

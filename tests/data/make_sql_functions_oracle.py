@@ -6,7 +6,7 @@ Run from the repository root (deterministic):
     /tmp/pyc/bin/python tests/data/make_sql_functions_oracle.py
 
 Inputs: the positions of tests/data/oracle_positions.csv, oracle_endings.csv, the valid
-FENs of fen/fen_edge.txt, the first 60 Chess960 FENs of chess960/xfen.tsv (as X-FEN and
+FENs of fen/fen_edge.txt, the en passant cases of EN_PASSANT below, the first 60 Chess960 FENs of chess960/xfen.tsv (as X-FEN and
 as Shredder-FEN) and the FENs of fen/fen_bad.txt that python-chess reads as Chess960 (their
 castling rights can only mean Chess960, e.g. `q` for a rook on c8). Each FEN is read as
 python-chess's PGN reader reads a FEN tag: Chess960 when `has_chess960_castling_rights()`,
@@ -14,7 +14,8 @@ else standard chess; the SQL functions read it the same way (`Setup::from_fen_au
 Outputs (tab-separated, header line first):
 - sql_functions_positions.tsv: fen, fen_error (1 when python-chess rejects it: ValueError or
   not is_valid()), position_status, position_key (Polyglot, 16 hex digits,
-  chess.polyglot.zobrist_hash), epd (en passant square as the FEN gives it), material
+  chess.polyglot.zobrist_hash), epd (board.epd(): the en passant square only when an en
+  passant capture is legal), material
   signature, legal moves as UCI (sorted, space-separated) and their SAN in the same order.
 - sql_functions_moves.tsv: fen, move, is_legal (1/0), fen_after (board.fen(), empty when
   not legal). Moves per position: the SAN of the first and the UCI of the last legal move
@@ -32,6 +33,18 @@ assert chess.__version__ == "1.11.2", chess.__version__
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHESS960_ROWS = 60
 TOKENS = ["e4", "O-O", "Ke2", "Nf3", "exd6", "a7a8q"]
+# en passant squares with and without a legal capture: no pawn to take, a capture that
+# would expose the king (pinned along the rank), legal captures on either wing
+EN_PASSANT = [
+    "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+    "rnbqkbnr/1ppppppp/8/p7/8/8/PPPPPPPP/RNBQKBNR w KQkq a6 0 2",
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+    "rnbqkbnr/pp1ppppp/8/8/2pPP3/8/PPP2PPP/RNBQKBNR b KQkq d3 0 3",
+    "8/8/8/KPp4r/8/8/8/7k w - c6 0 1",
+    "8/8/8/8/k2pP2R/8/8/4K3 b - e3 0 1",
+    "4k3/8/8/8/3pP3/8/8/R3K2R b KQ e3 0 1",
+    "7k/8/8/4pP2/8/8/8/K7 w - e6 0 2",
+]
 
 
 def fens():
@@ -47,6 +60,7 @@ def fens():
             cols = line.rstrip("\n").split("\t")
             if cols[3] == "True":
                 out.append(cols[0])
+    out += EN_PASSANT
     with open(os.path.join(HERE, "chess960", "xfen.tsv")) as f:
         rows = [l for l in f if not l.startswith("#") and l.strip()]
         for line in rows[:CHESS960_ROWS]:
@@ -121,7 +135,7 @@ def main():
             "0" if board.is_valid() else "1",
             status(board),
             "%016x" % chess.polyglot.zobrist_hash(board),
-            board.epd(en_passant="fen"),
+            board.epd(),
             signature(board),
             " ".join(m.uci() for m in legal),
             " ".join(board.san(m) for m in legal),

@@ -6,7 +6,7 @@
 //! | `is_legal(fen, move)` | Boolean: the move stands for exactly one legal move | bad FEN, NULL input (an unreadable move is `false`) |
 //! | `position_status(fen)` | Utf8: `checkmate`, `insufficient_material`, `stalemate`, `seventyfive_moves`, `fifty_moves`, `ongoing` (the `final_status` strings of `read_pgn`, for a position without history) | bad FEN |
 //! | `position_key(fen)` | UInt64: the Polyglot Zobrist key ([`crate::chess::polyglot::polyglot_key`]) | FEN rules broken (see below) |
-//! | `epd(fen)` | Utf8: the first four FEN fields (placement, side to move, castling, en passant square as the FEN gives it) | FEN rules broken |
+//! | `epd(fen)` | Utf8: the first four FEN fields (placement, side to move, castling, en passant square), python-chess `board.epd()`: the en passant square only when an en passant capture is legal (stage `position_status`) | bad FEN |
 //! | `material(fen)` | Struct: `white_pawns`, `white_knights`, `white_bishops`, `white_rooks`, `white_queens`, `white_kings`, `black_pawns` … `black_kings` (UInt8), `signature` (Utf8, e.g. `KRPPvKR`: white's then black's pieces, K Q R B N P) | FEN rules broken |
 //! | `fen_error(fen)` | Utf8: why the FEN is bad, `field: message` (e.g. `castling: …`, `position: …`) | a good FEN, NULL input |
 //! | `legal_moves_list(fen)` | List<Struct> of the legal moves, columns of [`crate::Engine::legal_moves`] without `position_id` ([`legal_move_fields`]), ordered by `uci`; `unnest` it for one row per move | bad FEN |
@@ -14,8 +14,8 @@
 //! A bad FEN is one [`fen_error`](Kind::FenError) reports: one that breaks the FEN rules
 //! ([`Setup::from_fen`]: syntax, kings, pawns, castling rights, en passant square) or
 //! describes a position no game reaches (the attack rules of stage `setup_checks`,
-//! [`crate::Engine::check_setups`]). `position_key`, `epd` and `material` read the board
-//! only and check only the FEN rules. A bad FEN in a column gives NULL for its row and never
+//! [`crate::Engine::check_setups`]). `position_key` and `material` read the board only
+//! and check only the FEN rules. A bad FEN in a column gives NULL for its row and never
 //! fails the query; a bad FEN given as a literal (`position_status('…')`) is a planning
 //! error naming the argument and the FEN field.
 //!
@@ -231,7 +231,6 @@ impl ScalarUDFImpl for ChessFunction {
         let fens = text(0)?;
         let out: ArrayRef = match self.kind {
             Kind::PositionKey => position::position_keys(fens),
-            Kind::Epd => position::epds(fens),
             Kind::Material => position::materials(fens)?,
             kind => {
                 let moves = if kind.arity() == 2 {
@@ -245,6 +244,7 @@ impl ScalarUDFImpl for ChessFunction {
                             (Kind::FenAfter, Some(m)) => moves::fen_after(engine, fens, m).await,
                             (Kind::IsLegal, Some(m)) => moves::is_legal(engine, fens, m).await,
                             (Kind::PositionStatus, _) => position::statuses(engine, fens).await,
+                            (Kind::Epd, _) => position::epds(engine, fens).await,
                             (Kind::FenError, _) => position::fen_errors(engine, fens).await,
                             _ => moves::legal_moves_lists(engine, fens).await,
                         }

@@ -1,5 +1,5 @@
-//! Functions of one position: `position_key`, `epd`, `material` (the board only) and
-//! `position_status`, `fen_error` (the pipeline's stages).
+//! Functions of one position: `position_key`, `material` (the board only) and
+//! `position_status`, `epd`, `fen_error` (the pipeline's stages).
 
 use std::sync::Arc;
 
@@ -92,22 +92,40 @@ pub(super) fn position_keys(fens: &StringArray) -> ArrayRef {
     )
 }
 
-/// `epd(fen)`: placement, side to move, castling and en passant fields.
-pub(super) fn epds(fens: &StringArray) -> ArrayRef {
-    Arc::new(
-        parsed(fens)
-            .iter()
-            .map(|s| {
-                s.as_ref().map(|s| {
+/// `epd(fen)`: placement, side to move, castling and the en passant square only when an
+/// en passant capture is legal (python-chess `board.epd()`), that square read from stage
+/// `position_status` (`ep_key`, the rule `ep_legal`); NULL for a bad FEN.
+pub(super) async fn epds(engine: &Engine, fens: &StringArray) -> crate::Result<ArrayRef> {
+    let (rows, unique) = distinct(fens);
+    let checked = check_fens(engine, &unique).await?;
+    let mut epd: Vec<Option<String>> = vec![None; unique.len()];
+    // the good positions are loaded, position id = rank among the good ones
+    let good: Vec<(usize, &Setup)> = checked
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.as_ref().ok().map(|s| (i, s)))
+        .collect();
+    if !good.is_empty() {
+        let by_id = loaded_statuses(engine).await?;
+        for (id, (i, s)) in good.iter().enumerate() {
+            if let Some(st) = by_id.get(&(id as u64)) {
+                let mut s = **s;
+                s.ep_square = st.ep_legal_sq;
+                epd[*i] = Some(
                     s.to_fen()
                         .splitn(5, ' ')
                         .take(4)
                         .collect::<Vec<_>>()
-                        .join(" ")
-                })
-            })
+                        .join(" "),
+                );
+            }
+        }
+    }
+    Ok(Arc::new(
+        rows.iter()
+            .map(|r| r.and_then(|i| epd[i].as_deref()))
             .collect::<StringArray>(),
-    )
+    ))
 }
 
 /// `material(fen)`: the counts and the signature.

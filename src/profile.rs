@@ -560,8 +560,8 @@ pub async fn run_profile(
 /// metrics per operator (`output_rows`, `elapsed_compute`, memory, …) and a summary line
 /// of the stage's profile. On our pipeline a stage the workload did not run (e.g. the
 /// token, perft and key stages after [`Engine::legal_moves`]) is run once, in stage order,
-/// on the tables the workload left (input tables it did not fill, `tokens` and
-/// `perft_nodes`, are empty then). On the seed's, the workload is `load_fens` +
+/// on the tables the workload left (input tables it did not fill, `tokens`, `perft_nodes`
+/// and `perft_bucket`, are empty then). On the seed's, the workload is `load_fens` +
 /// `all_moves` and then `validate_move` for the first legal move of the first game that has
 /// one; the seed's view stages have no run of their own (DataFusion inlines them into the
 /// table stage that reads them), so they are printed unexecuted. Without `analyze`, the

@@ -633,3 +633,30 @@ fn split_files_read_as_one_partition() {
     let cut = rt().block_on(split_reads_agree(&files, |_| true, small, 8));
     assert!(cut > files.len() / 2, "{cut} of {} files cut", files.len());
 }
+
+/// `sqlchess perft startpos 6` within `--memory-limit 2GiB` (issue 15): exact, and the peak
+/// resident memory the command reports on stderr (`VmHWM`) stays under 2 GiB.
+#[test]
+fn perft_6_of_the_start_position_within_2_gib() {
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let t0 = std::time::Instant::now();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sqlchess"))
+        .args(["--memory-limit", "2GiB", "perft", start, "6"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run sqlchess");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().last(), Some("nodes: 119060324"), "{stdout}");
+    let peak = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("peak memory: "))
+        .unwrap_or_else(|| panic!("no peak memory line: {stderr}"));
+    let bytes = sqlchess::session::memory::parse_size(peak).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!(
+        "perft 6: {:.1} s, peak memory {peak}",
+        t0.elapsed().as_secs_f64()
+    );
+    assert!(bytes <= 2 << 30, "peak memory {peak} over 2 GiB");
+}

@@ -113,6 +113,29 @@ async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
             run(&[Stage::PositionKeys, Stage::PositionStatus]).await
         }
         Stage::SetupChecks => run(&[Stage::SetupChecks]).await,
+        Stage::PerftFrontier => {
+            // each position its own root, multiplicity position_id + 1; every legal move
+            let ids: Vec<u64> = (0..setups.len() as u64).collect();
+            let nodes = RecordBatch::try_from_iter([
+                ("position_id", uint64s(&ids)),
+                ("root_id", uint64s(&ids)),
+                (
+                    "multiplicity",
+                    uint64s(&ids.iter().map(|i| i + 1).collect::<Vec<_>>()),
+                ),
+            ])
+            .expect("nodes");
+            p.set_table(InputTable::PerftNodes, vec![nodes])
+                .await
+                .expect("perft nodes");
+            let moves = run(&[Stage::PerftMoves]).await;
+            p.set_table(InputTable::ChosenMoves, moves)
+                .await
+                .expect("chosen moves");
+            run(&[Stage::PerftChildren]).await;
+            e.advance().await.expect("advance");
+            run(&[Stage::PositionKeys, Stage::PerftFrontier]).await
+        }
         s if TOKENS.stages.contains(&s) || APPLY.stages.contains(&s) => {
             set_tokens().await;
             let chosen = run(TOKENS.stages).await;
@@ -393,6 +416,7 @@ fn stage_files_give_their_rows() {
             "replay_moves",
             "replay_verdicts",
             "replay_next",
+            "perft_frontier",
         ])
     {
         assert!(
@@ -499,12 +523,19 @@ fn row_uci(r: &Row) -> String {
     )
 }
 
+/// Rows by position of the case (`position_id`, or `root_id` for the perft nodes of
+/// `perft_frontier`, whose roots are the case's positions).
 fn by_position(rows: &[Row], case: &Case) -> Vec<Vec<Row>> {
     let mut out = vec![vec![]; case.fens.len()];
     for r in rows {
-        out[r["position_id"].u64() as usize].push(r.clone());
+        let id = r.get("position_id").or_else(|| r.get("root_id"));
+        out[id.expect("position_id").u64() as usize].push(r.clone());
     }
     out
+}
+
+fn uint64s(v: &[u64]) -> datafusion::arrow::array::ArrayRef {
+    std::sync::Arc::new(datafusion::arrow::array::UInt64Array::from(v.to_vec()))
 }
 
 /// The token's move in shakmaty, if it stands for exactly one legal move.
@@ -857,6 +888,42 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                     .map(uci)
                     .collect();
                 assert_eq!(legal_of("ep_probe"), ep, "{ctx}: en passant probes");
+            }
+            "perft_frontier" => {
+                // one node per legal move: the key of the position after it, the parent's
+                // root and multiplicity
+                type Key = (Vec<u64>, String, u64, Option<i64>);
+                let mut got: Vec<Key> = rows
+                    .iter()
+                    .map(|r| {
+                        assert_eq!(r["multiplicity"].u64(), i as u64 + 1, "{ctx}");
+                        let sets = ["white", "black"]
+                            .into_iter()
+                            .chain(ROLE_SETS.iter().map(|(n, _)| *n))
+                            .map(|n| r[n].u64())
+                            .collect();
+                        let side = r["side_to_move"].text().expect("side").to_string();
+                        (sets, side, r["castling"].u64(), r["ep_square"].int())
+                    })
+                    .collect();
+                let mut want: Vec<Key> = legal
+                    .iter()
+                    .map(|m| {
+                        let after = pos.clone().play(m.clone()).expect("play");
+                        let a = after.board();
+                        let sets = [a.white().0, a.black().0]
+                            .into_iter()
+                            .chain(ROLE_SETS.iter().map(|(_, role)| a.by_role(*role).0))
+                            .collect();
+                        let side = color_letter(after.turn()).to_string();
+                        let rooks = u64::from(after.castles().castling_rights());
+                        let ep = after.ep_square(EnPassantMode::Always).map(|s| s as i64);
+                        (sets, side, rooks, ep)
+                    })
+                    .collect();
+                got.sort();
+                want.sort();
+                assert_eq!(got, want, "{ctx}");
             }
             "replay_verdicts" => {
                 let token = case.tokens[i].as_deref().expect("token");

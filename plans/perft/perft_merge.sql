@@ -1,11 +1,15 @@
--- Stage `perft_merge`: transpositions merged: positions of one root with equal keys become
--- one node whose multiplicity is the sum, so each distinct position is expanded once.
+-- Stage `perft_merge`: transpositions merged: the nodes of one bucket of a perft level
+-- (`perft_bucket`: rows of `perft_frontier`, or the roots) with the same root and the same
+-- position key (the columns of `position_keys`, the en passant square as given) become one
+-- node whose multiplicity is the sum, so each distinct position is expanded or counted once.
+-- Equal keys always hash to the same bucket, so merging bucket by bucket merges the level.
 -- `approx_multiplicity` (a float) tells when a multiplicity exceeds 2^64.
--- Columns: position_id (a representative), root_id, multiplicity, approx_multiplicity.
-SELECT MIN(n.position_id) AS position_id, n.root_id, SUM(n.multiplicity) AS multiplicity,
-       SUM(CAST(n.multiplicity AS DOUBLE) * 1.0) AS approx_multiplicity
-FROM perft_nodes n
-JOIN position_keys k ON k.position_id = n.position_id
-GROUP BY n.root_id, k.white, k.black, k.pawns, k.knights, k.bishops, k.rooks, k.queens, k.kings,
-         k.side_to_move, k.castling,
-         k.ep_square
+-- Columns: root_id, multiplicity, approx_multiplicity, side_to_move, castling, ep_square,
+--          white, black, pawns, knights, bishops, rooks, queens, kings.
+SELECT b.root_id, SUM(b.multiplicity) AS multiplicity,
+       SUM(CAST(b.multiplicity AS DOUBLE) * 1.0) AS approx_multiplicity,
+       b.side_to_move, b.castling, b.ep_square,
+       b.white, b.black, b.pawns, b.knights, b.bishops, b.rooks, b.queens, b.kings
+FROM perft_bucket b
+GROUP BY b.root_id, b.white, b.black, b.pawns, b.knights, b.bishops, b.rooks, b.queens, b.kings,
+         b.side_to_move, b.castling, b.ep_square

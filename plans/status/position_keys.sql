@@ -12,15 +12,17 @@
 --          side_to_move, castling (UInt64: the squares of the rooks that keep a castling
 --          right), ep_square.
 WITH sets AS (
+  -- a set takes the bits of the pieces it holds as `bit * (condition as 0 or 1)`, which
+  -- DataFusion evaluates faster than a CASE per row (as `boards` does)
   SELECT position_id,
-    bit_or(CASE WHEN color = 'w' THEN bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS white,
-    bit_or(CASE WHEN color = 'b' THEN bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS black,
-    bit_or(CASE WHEN piece = 'P' THEN bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS pawns,
-    bit_or(CASE WHEN piece = 'N' THEN bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS knights,
-    bit_or(CASE WHEN piece = 'B' THEN bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS bishops,
-    bit_or(CASE WHEN piece = 'R' THEN bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS rooks,
-    bit_or(CASE WHEN piece = 'Q' THEN bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS queens,
-    bit_or(CASE WHEN piece = 'K' THEN bit ELSE CAST(0 AS BIGINT UNSIGNED) END) AS kings
+    bit_or(bit * CAST(color = 'w' AS BIGINT UNSIGNED)) AS white,
+    bit_or(bit * CAST(color = 'b' AS BIGINT UNSIGNED)) AS black,
+    bit_or(bit * CAST(piece = 'P' AS BIGINT UNSIGNED)) AS pawns,
+    bit_or(bit * CAST(piece = 'N' AS BIGINT UNSIGNED)) AS knights,
+    bit_or(bit * CAST(piece = 'B' AS BIGINT UNSIGNED)) AS bishops,
+    bit_or(bit * CAST(piece = 'R' AS BIGINT UNSIGNED)) AS rooks,
+    bit_or(bit * CAST(piece = 'Q' AS BIGINT UNSIGNED)) AS queens,
+    bit_or(bit * CAST(piece = 'K' AS BIGINT UNSIGNED)) AS kings
   FROM (SELECT position_id, color, piece,
                CAST(1 AS BIGINT UNSIGNED) << CAST(square AS BIGINT UNSIGNED) AS bit
         FROM pieces)

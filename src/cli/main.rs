@@ -46,8 +46,8 @@ struct Cli {
     #[arg(long, global = true, value_parser = clap::value_parser!(u64).range(0..=MAX_THREADS))]
     threads: Option<u64>,
     /// Memory limit of the run, for all --threads together (e.g. 2GiB, 512MiB; default: half
-    /// the physical memory). Operators spill to disk first; a run that cannot stay within
-    /// it stops with an error naming the limit (exit 2), perft before a level too big.
+    /// the physical memory). Operators spill to disk first (perft its large levels too); a
+    /// run that cannot stay within it stops with an error naming the limit (exit 2).
     #[arg(long, global = true, value_name = "SIZE")]
     memory_limit: Option<String>,
     #[command(subcommand)]

@@ -4,6 +4,7 @@
 //! Every rule is evaluated by the stages of [`crate::stages`]; this module only loads
 //! positions into the input tables, runs stage sequences and moves batches between tables.
 
+mod frontier;
 mod legal;
 mod perft;
 pub(crate) mod replay;
@@ -15,6 +16,8 @@ use crate::chess::fen::Setup;
 use crate::error::Result;
 use crate::session::PipelineConfig;
 use crate::stages::{APPLY, InputTable, LEGAL, Pipeline, Stage, tables};
+
+pub use perft::{PerftOptions, PerftProgress};
 
 /// The rules engine: a planned [`Pipeline`] and the operations built from its stages.
 pub struct Engine {

@@ -1,28 +1,22 @@
-//! Perft: the number of leaf nodes of the legal move tree, level by level, and perft per
-//! root move ("divide").
+//! Perft: the number of leaf nodes of the legal move tree, level by level in bounded memory
+//! (levels in hash buckets, spilled to disk when large: [`super::frontier`]; positions in
+//! chunks), and perft per root move ("divide").
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, AsArray, RecordBatch, UInt64Array};
-use datafusion::arrow::datatypes::UInt64Type;
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::compute::concat_batches;
+use datafusion::arrow::datatypes::Float64Type;
 
+use super::frontier::Level;
 use super::{CHILD_STRIDE, Engine, uci_of_code};
 use crate::chess::fen::Setup;
 use crate::error::{Error, Result};
-use crate::session::read::Row;
-use crate::stages::{InputTable, LEGAL, Stage, tables};
-
-crate::table_row! {
-    /// A row of stage `perft_merge`: one representative of the positions of a level that
-    /// share a key, with the summed multiplicity.
-    struct MergedNode {
-        position_id: u64,
-        root_id: u64,
-        multiplicity: u64,
-        approx_multiplicity: Option<f64>,
-    }
-}
+use crate::session::SessionError;
+use crate::session::memory::arrow_bytes;
+use crate::session::read::{self, Row};
+use crate::stages::{InputTable, LEGAL, Stage, Table, tables};
 
 crate::table_row! {
     /// A row of stage `perft_counts`: the leaf count of a root.
@@ -33,136 +27,343 @@ crate::table_row! {
     }
 }
 
+/// How [`Engine::perft_with`] splits its work. The defaults suit any depth; the knobs exist
+/// to test the bucketed, spilled path on small trees.
+#[derive(Clone, Default)]
+pub struct PerftOptions {
+    /// Positions run through the legal-move stages at once. Default: sized after each chunk
+    /// from the stage-table memory it took per position, so that the tables of the next
+    /// chunk take about [`CHUNK_TABLES_SHARE`] of the memory limit (at most
+    /// [`MAX_CHUNK_TABLES`]); the first chunk has [`FIRST_CHUNK`] positions.
+    pub chunk: Option<usize>,
+    /// Buckets of each level. Default: from the level's expected size, about
+    /// [`MAX_BUCKET_BYTES`] (or a 16th of the limit) each.
+    pub buckets: Option<usize>,
+    /// Bytes of a level's nodes kept in memory before the level is spilled to Arrow IPC files
+    /// in the temporary folder: 0 spills every level. Default: an 8th of the memory limit, at
+    /// most [`MAX_IN_MEMORY_LEVEL`].
+    pub spill_at: Option<u64>,
+    /// Called after each chunk and each bucket with where perft is.
+    pub progress: Option<Arc<dyn Fn(&PerftProgress) + Send + Sync>>,
+}
+
+/// Where a perft run is ([`PerftOptions::progress`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PerftProgress {
+    /// The ply whose moves are being generated (1..=depth): the positions of level `ply - 1`
+    /// are expanded, or counted at the last ply.
+    pub ply: u32,
+    /// The depth asked for.
+    pub depth: u32,
+    /// Nodes of the level, before transpositions are merged.
+    pub nodes: u64,
+    /// Of those, the nodes of the buckets merged so far.
+    pub nodes_merged: u64,
+    /// Distinct positions of the level done so far.
+    pub positions: u64,
+    /// Whether the level was spilled to disk.
+    pub spilled: bool,
+}
+
+/// Positions of the first chunk of a run.
+pub const FIRST_CHUNK: usize = 1024;
+/// The most positions of one chunk.
+pub const MAX_CHUNK: usize = 1 << 18;
+/// Share of the memory limit the stage tables of one chunk aim at.
+pub const CHUNK_TABLES_SHARE: f64 = 1.0 / 6.0;
+/// The most bytes the stage tables of one chunk aim at, whatever the limit: larger chunks
+/// are no faster.
+pub const MAX_CHUNK_TABLES: u64 = 32 << 20;
+/// The most bytes of a level's nodes kept in memory by default.
+pub const MAX_IN_MEMORY_LEVEL: u64 = 512 << 20;
+/// The most bytes of one bucket by default.
+pub const MAX_BUCKET_BYTES: u64 = 128 << 20;
+
+/// The reservations of two consecutive levels (the one read and the one written).
+const LEVEL_NAMES: [&str; 2] = ["perft nodes (even plies)", "perft nodes (odd plies)"];
+
+/// The tables one chunk fills (their memory sizes the next chunk).
+const CHUNK_TABLES: &[Table] = &[
+    Table::Input(InputTable::Positions),
+    Table::Input(InputTable::Pieces),
+    Table::Input(InputTable::PerftNodes),
+    Table::Input(InputTable::ChosenMoves),
+    Table::Stage(Stage::Placed),
+    Table::Stage(Stage::Boards),
+    Table::Stage(Stage::PseudoMoves),
+    Table::Stage(Stage::Threats),
+    Table::Stage(Stage::Castling),
+    Table::Stage(Stage::LegalMoves),
+    Table::Stage(Stage::PerftMoves),
+    Table::Stage(Stage::PerftChildren),
+    Table::Stage(Stage::NextPositions),
+    Table::Stage(Stage::NextPieces),
+    Table::Stage(Stage::PositionKeys),
+    Table::Stage(Stage::PerftFrontier),
+    Table::Stage(Stage::PerftCounts),
+];
+
+/// What one chunk gives: the leaf counts per root (last ply), or the children as nodes of
+/// the next level.
+enum ChunkOut {
+    Counts(Vec<RootCount>),
+    Children(Vec<RecordBatch>),
+}
+
 impl Engine {
     /// Perft: the number of leaf nodes of the legal move tree of each position at `depth`
-    /// plies (depth 0 = 1). Computed level by level: all positions of a level in one batch,
-    /// positions reached by several move orders merged (GROUP BY their key, multiplicities
-    /// summed), the last level counted from `legal_moves`.
+    /// plies (depth 0 = 1), with the default [`PerftOptions`].
     ///
     /// Errors: [`Error::Usage`] when a count would exceed 2^64; pipeline failures.
     pub async fn perft(&self, setups: &[Setup], depth: u32) -> Result<Vec<u64>> {
+        self.perft_with(setups, depth, &PerftOptions::default())
+            .await
+    }
+
+    /// Perft, computed level by level in bounded memory. A level is a set of nodes (a
+    /// position key, its root and its multiplicity: the move paths that reach it),
+    /// hash-partitioned by key into buckets, kept in memory while the level is small and
+    /// spilled to Arrow IPC files when it is large. Each bucket in turn has its
+    /// transpositions merged (`perft_merge`: GROUP BY key, multiplicities summed; equal keys
+    /// share a bucket, so this is exact), and its distinct positions go through the
+    /// legal-move stages in chunks: at the last ply only counted (`perft_counts`), before it
+    /// expanded (`perft_moves`, `perft_children`, the move applied, `position_keys`,
+    /// `perft_frontier`) into the next level's buckets. The stage tables of a chunk are
+    /// reserved in the memory pool; a chunk that runs out of it is run again at half the
+    /// size.
+    ///
+    /// Errors: [`Error::Usage`] when a count would exceed 2^64;
+    /// [`crate::session::SessionError::MemoryLimit`] when one position does not fit;
+    /// [`Error::Io`] (spill files); pipeline failures.
+    pub async fn perft_with(
+        &self,
+        setups: &[Setup],
+        depth: u32,
+        options: &PerftOptions,
+    ) -> Result<Vec<u64>> {
         if depth == 0 {
             return Ok(vec![1; setups.len()]);
         }
-        let p = self.pipeline();
-        self.load(setups).await?;
-        let n = setups.len() as u64;
-        let ids: Vec<u64> = (0..n).collect();
-        p.set_table(
-            InputTable::PerftNodes,
-            vec![nodes_batch(&ids, &ids, &vec![1; ids.len()])?],
-        )
-        .await?;
-        let mut sizes = None;
-        for level in 1..depth {
-            p.run_all(LEGAL).await?;
-            self.check_next_level(depth, level, &mut sizes).await?;
-            let moves = p.run(Stage::PerftMoves).await?;
-            p.set_table(InputTable::ChosenMoves, moves).await?;
-            let children = p.run(Stage::PerftChildren).await?;
-            self.advance().await?;
-            p.set_table(InputTable::PerftNodes, children).await?;
-            p.run(Stage::PositionKeys).await?;
-            let merged = MergedNode::read_rows(&p.run(Stage::PerftMerge).await?)?;
-            check_u64(merged.iter().map(|m| m.approx_multiplicity))?;
-            self.renumber(&merged).await?;
-        }
-        p.run_all(LEGAL).await?;
-        let counts = RootCount::read_rows(&p.run(Stage::PerftCounts).await?)?;
-        check_u64(counts.iter().map(|c| c.approx_nodes))?;
-        let mut out = vec![0u64; setups.len()];
-        for c in counts {
-            if let Some(slot) = out.get_mut(c.root_id as usize) {
-                *slot = c.nodes;
-            }
-        }
-        Ok(out)
+        let memory = self.pipeline().session().memory();
+        let limit = memory.budget().limit();
+        let spill_at = options
+            .spill_at
+            .unwrap_or((limit / 8).min(MAX_IN_MEMORY_LEVEL));
+        let mut level = Level::new(LEVEL_NAMES[0], 1, spill_at);
+        level.push(tables::roots_to_bucket(setups)?, memory)?;
+        level.finish()?;
+        let mut run = PerftRun {
+            modes: setups.iter().map(|s| s.chess960).collect(),
+            counts: vec![0; setups.len()],
+            approx: vec![0.0; setups.len()],
+            chunk: options.chunk.unwrap_or(FIRST_CHUNK).max(1),
+            max_chunk: MAX_CHUNK,
+        };
+        let result = self
+            .perft_levels(&mut run, level, depth, spill_at, options)
+            .await;
+        // the chunk tables are not kept: the next run's first chunk is small
+        let cleared = self.clear(CHUNK_TABLES).await;
+        result?;
+        cleared?;
+        Ok(run.counts)
     }
 
-    /// Refuses a perft level whose tables cannot fit in the memory limit, estimated from the
-    /// level sizes: the bytes one more position adds to the level tables (measured between
-    /// the previous level and this one, as small levels carry a fixed cost per batch) times
-    /// the positions the next level adds (this level's legal moves, before positions
-    /// reached twice are merged). `prev` carries (positions, bytes) from level to level.
-    ///
-    /// Errors: [`crate::session::SessionError::MemoryLimit`] naming the depth and level.
-    async fn check_next_level(
+    async fn perft_levels(
         &self,
+        run: &mut PerftRun,
+        mut level: Level,
         depth: u32,
-        level: u32,
-        prev: &mut Option<(f64, f64)>,
+        spill_at: u64,
+        options: &PerftOptions,
     ) -> Result<()> {
         let p = self.pipeline();
-        let rows = |b: Vec<RecordBatch>| b.iter().map(RecordBatch::num_rows).sum::<usize>();
-        let positions = rows(p.table(InputTable::Positions).await?).max(1) as f64;
-        let next = rows(p.table(Stage::LegalMoves).await?);
-        let tables = LEGAL
-            .stages
-            .iter()
-            .map(|s| s.name())
-            .chain([InputTable::Positions.name(), InputTable::Pieces.name()]);
         let memory = p.session().memory();
-        let now = memory.bytes_of(tables) as f64;
-        // the first level has too few positions to tell the cost of one more
-        let Some((n, bytes)) = prev.replace((positions, now)) else {
-            return Ok(());
-        };
-        let per_position = if positions > n {
-            (now - bytes).max(0.0) / (positions - n)
-        } else {
-            now / positions
-        };
-        Ok(memory.budget().check_estimate(
-            &format!(
-                "perft depth {depth}: level {} ({next} positions)",
-                level + 1
-            ),
-            (per_position * (next as f64 - positions).max(0.0)) as u64,
-        )?)
+        let limit = memory.budget().limit();
+        for ply in 1..=depth {
+            let last = ply == depth;
+            if last {
+                // the expansion's tables are not needed to count
+                self.clear(&CHUNK_TABLES[3..]).await?;
+            }
+            let mut next = (!last).then(|| {
+                let buckets = options
+                    .buckets
+                    .unwrap_or_else(|| buckets_for(level.rows(), limit));
+                Level::new(LEVEL_NAMES[ply as usize % 2], buckets, spill_at)
+            });
+            let mut progress = PerftProgress {
+                ply,
+                depth,
+                nodes: level.rows(),
+                spilled: level.spilled(),
+                ..PerftProgress::default()
+            };
+            for b in 0..level.buckets() {
+                let rows = level.bucket_rows(b);
+                if let Some(bucket) = level.take(b, memory)? {
+                    p.set_table(InputTable::PerftBucket, vec![bucket]).await?;
+                    let merged = p.run(Stage::PerftMerge).await;
+                    p.set_table(InputTable::PerftBucket, vec![]).await?;
+                    let merged = merged?;
+                    let approx = read::primitive::<Float64Type>;
+                    for m in &merged {
+                        check_u64(approx(m, "approx_multiplicity")?.iter())?;
+                    }
+                    if let Some(first) = merged.first() {
+                        let merged = concat_batches(&first.schema(), &merged)?;
+                        p.set_table(Stage::PerftMerge, vec![]).await?;
+                        self.perft_bucket(
+                            run,
+                            &merged,
+                            last,
+                            next.as_mut(),
+                            &mut progress,
+                            options,
+                        )
+                        .await?;
+                    }
+                }
+                progress.nodes_merged += rows;
+                report(options, &progress);
+            }
+            level.release(memory)?;
+            drop(level);
+            match next {
+                Some(mut n) => {
+                    n.finish()?;
+                    level = n;
+                }
+                None => break,
+            }
+        }
+        for (count, approx) in run.counts.iter().zip(&run.approx) {
+            check_u64([Some(*approx), Some(*count as f64)].into_iter())?;
+        }
+        Ok(())
     }
 
-    /// Keeps only the merged representatives in `positions`/`pieces` and numbers them
-    /// 0..n, so that child ids stay far below 2^64 however deep perft goes.
-    async fn renumber(&self, merged: &[MergedNode]) -> Result<()> {
+    /// The distinct positions of one merged bucket, chunk by chunk.
+    async fn perft_bucket(
+        &self,
+        run: &mut PerftRun,
+        merged: &RecordBatch,
+        last: bool,
+        mut next: Option<&mut Level>,
+        progress: &mut PerftProgress,
+        options: &PerftOptions,
+    ) -> Result<()> {
+        let memory = self.pipeline().session().memory();
+        let limit = memory.budget().limit();
+        let target = ((limit as f64 * CHUNK_TABLES_SHARE) as u64).min(MAX_CHUNK_TABLES);
+        let mut at = 0;
+        while at < merged.num_rows() {
+            let n = run.chunk.min(merged.num_rows() - at);
+            let out = match self
+                .perft_chunk(&merged.slice(at, n), &run.modes, last)
+                .await
+            {
+                Err(Error::Session(SessionError::MemoryLimit { .. })) if n > 1 => {
+                    run.chunk = n / 2;
+                    run.max_chunk = run.chunk;
+                    continue;
+                }
+                other => other?,
+            };
+            match out {
+                ChunkOut::Counts(rows) => {
+                    for c in rows {
+                        let (Some(count), Some(approx)) = (
+                            run.counts.get_mut(c.root_id as usize),
+                            run.approx.get_mut(c.root_id as usize),
+                        ) else {
+                            continue;
+                        };
+                        check_u64([c.approx_nodes].into_iter())?;
+                        *count = count.checked_add(c.nodes).ok_or_else(overflow)?;
+                        *approx += c.approx_nodes.unwrap_or(0.0);
+                    }
+                }
+                ChunkOut::Children(children) => {
+                    if let Some(level) = next.as_deref_mut() {
+                        for b in children {
+                            level.push(b, memory)?;
+                        }
+                    }
+                }
+            }
+            at += n;
+            progress.positions += n as u64;
+            // sized on full chunks only: a bucket's small remainder would show mostly the
+            // fixed cost of a batch
+            if options.chunk.is_none() && n == run.chunk {
+                let mut kept = vec![];
+                for t in CHUNK_TABLES {
+                    kept.extend(self.pipeline().table(*t).await?);
+                }
+                let per_position = arrow_bytes(&kept).max(1) as f64 / n as f64;
+                let fits = (target as f64 / per_position) as usize;
+                run.chunk = fits
+                    .min(run.chunk.saturating_mul(4))
+                    .clamp(1, run.max_chunk);
+            }
+            report(options, progress);
+        }
+        Ok(())
+    }
+
+    /// One chunk of distinct nodes (rows of `perft_merge`): loaded, their legal moves found,
+    /// then counted or expanded.
+    async fn perft_chunk(
+        &self,
+        nodes: &RecordBatch,
+        modes: &[bool],
+        last: bool,
+    ) -> Result<ChunkOut> {
         let p = self.pipeline();
-        let mut map: HashMap<u64, u64> = HashMap::with_capacity(merged.len());
-        let (mut ids, mut roots, mut mults) = (vec![], vec![], vec![]);
-        for m in merged {
-            let new = map.len() as u64;
-            map.insert(m.position_id, new);
-            ids.push(new);
-            roots.push(m.root_id);
-            mults.push(m.multiplicity);
+        let mode = |root: u64| modes.get(root as usize).copied().unwrap_or(false);
+        let (positions, pieces, perft_nodes) = tables::nodes_to_batches(nodes, mode)?;
+        p.set_table(InputTable::Positions, vec![positions]).await?;
+        p.set_table(InputTable::Pieces, vec![pieces]).await?;
+        p.set_table(InputTable::PerftNodes, vec![perft_nodes])
+            .await?;
+        p.run_all(LEGAL).await?;
+        if last {
+            let counts = RootCount::read_rows(&p.run(Stage::PerftCounts).await?)?;
+            return Ok(ChunkOut::Counts(counts));
         }
-        for table in [InputTable::Positions, InputTable::Pieces] {
-            let kept = tables::filter_ids(&p.table(table).await?, |id| map.contains_key(&id))?;
-            let renamed = kept
-                .into_iter()
-                .map(|b| {
-                    let at = b.schema().index_of("position_id")?;
-                    let old = b.column(at).as_primitive::<UInt64Type>();
-                    let new: UInt64Array = old
-                        .iter()
-                        .map(|v| v.and_then(|v| map.get(&v).copied()))
-                        .collect();
-                    let mut cols: Vec<ArrayRef> = b.columns().to_vec();
-                    cols[at] = Arc::new(new);
-                    RecordBatch::try_new(b.schema(), cols)
-                })
-                .collect::<std::result::Result<Vec<_>, _>>()?;
-            p.set_table(table, renamed).await?;
+        let moves = p.run(Stage::PerftMoves).await?;
+        p.set_table(InputTable::ChosenMoves, moves).await?;
+        p.run(Stage::PerftChildren).await?;
+        self.advance().await?;
+        p.run(Stage::PositionKeys).await?;
+        Ok(ChunkOut::Children(p.run(Stage::PerftFrontier).await?))
+    }
+
+    /// Empties tables (their memory is released).
+    async fn clear(&self, tables: &[Table]) -> Result<()> {
+        for t in tables {
+            self.pipeline().set_table(*t, vec![]).await?;
         }
-        p.set_table(
-            InputTable::PerftNodes,
-            vec![nodes_batch(&ids, &roots, &mults)?],
-        )
-        .await
+        Ok(())
     }
 
     /// Perft per root move ("divide"): for each legal move of `setup`, its UCI and the
     /// perft of the position after it at `depth - 1`, sorted by UCI. Errors: `depth` = 0
     /// gives [`Error::Usage`].
     pub async fn perft_divide(&self, setup: &Setup, depth: u32) -> Result<Vec<(String, u64)>> {
+        self.perft_divide_with(setup, depth, &PerftOptions::default())
+            .await
+    }
+
+    /// [`Engine::perft_divide`] with the given [`PerftOptions`] for the counts below the
+    /// root moves.
+    pub async fn perft_divide_with(
+        &self,
+        setup: &Setup,
+        depth: u32,
+        options: &PerftOptions,
+    ) -> Result<Vec<(String, u64)>> {
         if depth == 0 {
             return Err(Error::Usage(
                 "perft --divide needs a depth of at least 1".into(),
@@ -185,7 +386,7 @@ impl Engine {
         self.advance().await?;
         let children = self.loaded_setups().await?;
         let setups: Vec<Setup> = children.values().copied().collect();
-        let counts = self.perft(&setups, depth - 1).await?;
+        let counts = self.perft_with(&setups, depth - 1, options).await?;
         let mut out: Vec<(String, u64)> = children
             .keys()
             .zip(counts)
@@ -200,21 +401,43 @@ impl Engine {
     }
 }
 
-/// Perft counts are UInt64: a float shadow sum tells when one would wrap.
-fn check_u64(approx: impl Iterator<Item = Option<f64>>) -> Result<()> {
-    if approx.flatten().any(|v| v >= u64::MAX as f64) {
-        return Err(Error::Usage("perft: the node count exceeds 2^64".into()));
-    }
-    Ok(())
+/// The state of one perft run carried from chunk to chunk.
+struct PerftRun {
+    /// Each root's mode (Chess960 or not), by root_id.
+    modes: Vec<bool>,
+    /// Leaf counts per root, and their float shadows.
+    counts: Vec<u64>,
+    approx: Vec<f64>,
+    /// Positions of the next chunk, and the most it may grow to (lowered when a chunk ran
+    /// out of memory).
+    chunk: usize,
+    max_chunk: usize,
 }
 
-fn nodes_batch(ids: &[u64], roots: &[u64], mults: &[u64]) -> Result<RecordBatch> {
-    Ok(RecordBatch::try_new(
-        tables::perft_nodes_schema(),
-        vec![
-            Arc::new(UInt64Array::from(ids.to_vec())) as ArrayRef,
-            Arc::new(UInt64Array::from(roots.to_vec())),
-            Arc::new(UInt64Array::from(mults.to_vec())),
-        ],
-    )?)
+/// The buckets of the level after one of `rows` nodes: about 40 children per node (a
+/// generous mean: merging and the real branching give fewer), of about 120 bytes each, in
+/// buckets of [`MAX_BUCKET_BYTES`] or a 16th of the limit, whichever is smaller.
+fn buckets_for(rows: u64, limit: u64) -> usize {
+    let bytes = rows.saturating_mul(40 * 120);
+    let per_bucket = (limit / 16).clamp(1 << 20, MAX_BUCKET_BYTES);
+    (bytes.div_ceil(per_bucket) as usize).clamp(1, 512)
+}
+
+fn report(options: &PerftOptions, progress: &PerftProgress) {
+    if let Some(f) = &options.progress {
+        f(progress);
+    }
+}
+
+fn overflow() -> Error {
+    Error::Usage("perft: the node count exceeds 2^64".into())
+}
+
+/// Perft counts are UInt64: a float shadow sum tells when one would wrap.
+fn check_u64(approx: impl Iterator<Item = Option<f64>>) -> Result<()> {
+    let mut approx = approx;
+    if approx.any(|v| v.is_some_and(|v| v >= u64::MAX as f64)) {
+        return Err(overflow());
+    }
+    Ok(())
 }

@@ -159,6 +159,14 @@ impl TableMemory {
             .iter()
             .map(|b| b.get_array_memory_size() as u64)
             .sum();
+        self.account_bytes(name, bytes)
+    }
+
+    /// Records that `name` (a table, or other data kept between stages such as a perft
+    /// level's nodes) now holds `bytes`, resizing the reservation.
+    ///
+    /// Errors: as [`TableMemory::account`].
+    pub fn account_bytes(&self, name: &str, bytes: u64) -> Result<()> {
         let mut sizes = self.sizes.lock().map_err(|_| SessionError::Poisoned)?;
         let old = sizes.get(name).copied().unwrap_or(0);
         let total = (self.reservation.size() as u64 - old.min(self.reservation.size() as u64))
@@ -193,6 +201,25 @@ impl TableMemory {
     pub fn budget(&self) -> &MemoryBudget {
         &self.budget
     }
+}
+
+/// The Arrow memory of batches with every buffer counted once, however many batches share
+/// it (slices of one batch, a stage's output kept in two tables).
+pub fn arrow_bytes<'a>(batches: impl IntoIterator<Item = &'a RecordBatch>) -> u64 {
+    let mut seen = std::collections::HashSet::new();
+    let mut bytes = 0u64;
+    for batch in batches {
+        for c in batch.columns() {
+            let data = c.to_data();
+            let nulls = data.nulls().map(|n| n.buffer());
+            for buf in data.buffers().iter().chain(nulls) {
+                if seen.insert(buf.data_ptr()) {
+                    bytes += buf.capacity() as u64;
+                }
+            }
+        }
+    }
+    bytes
 }
 
 /// [`DEFAULT_FRACTION`] of the physical memory (`MemTotal` of `/proc/meminfo`), or 4 GiB

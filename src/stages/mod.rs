@@ -157,6 +157,8 @@ sql_names! {
         NextPieces = "apply" / "next_pieces",
         /// `perft_children`.
         PerftChildren = "perft" / "perft_children",
+        /// `perft_frontier`.
+        PerftFrontier = "perft" / "perft_frontier",
         /// `perft_merge`.
         PerftMerge = "perft" / "perft_merge",
         /// `perft_counts`.
@@ -181,8 +183,12 @@ pub enum InputTable {
     ChosenMoves,
     /// `tokens`: one lexed move token per position ([`tables::tokens_schema`]).
     Tokens,
-    /// `perft_nodes`: the nodes of a perft level ([`tables::perft_nodes_schema`]).
+    /// `perft_nodes`: the nodes of a perft level being expanded or counted
+    /// ([`tables::perft_nodes_schema`]).
     PerftNodes,
+    /// `perft_bucket`: one bucket of a perft level's nodes, transpositions not yet merged
+    /// ([`tables::perft_bucket_schema`]).
+    PerftBucket,
     /// `replay_states`: one row per game being replayed ([`tables::replay_states_schema`]).
     ReplayStates,
 }
@@ -195,6 +201,7 @@ impl InputTable {
         InputTable::ChosenMoves,
         InputTable::Tokens,
         InputTable::PerftNodes,
+        InputTable::PerftBucket,
         InputTable::ReplayStates,
     ];
 
@@ -206,6 +213,7 @@ impl InputTable {
             InputTable::ChosenMoves => "chosen_moves",
             InputTable::Tokens => "tokens",
             InputTable::PerftNodes => "perft_nodes",
+            InputTable::PerftBucket => "perft_bucket",
             InputTable::ReplayStates => "replay_states",
         }
     }
@@ -218,6 +226,7 @@ impl InputTable {
             InputTable::ChosenMoves => tables::chosen_moves_schema(),
             InputTable::Tokens => tables::tokens_schema(),
             InputTable::PerftNodes => tables::perft_nodes_schema(),
+            InputTable::PerftBucket => tables::perft_bucket_schema(),
             InputTable::ReplayStates => tables::replay_states_schema(),
         }
     }
@@ -369,13 +378,15 @@ pub const TOKENS: Workflow = Workflow {
     stages: &[Stage::TokenMatches, Stage::TokenVerdicts, Stage::TokenMoves],
 };
 
-/// One perft level: the moves, the children, merged by position key, and the leaf counts.
+/// One perft level: the moves, the children as nodes of the next level (after [`APPLY`] and
+/// `position_keys`), a bucket of nodes merged by position key, and the leaf counts.
 pub const PERFT: Workflow = Workflow {
     name: "perft",
     after: &[LEGAL, APPLY, STATUS],
     stages: &[
         Stage::PerftMoves,
         Stage::PerftChildren,
+        Stage::PerftFrontier,
         Stage::PerftMerge,
         Stage::PerftCounts,
     ],
@@ -430,6 +441,6 @@ mod tests {
         assert_eq!(&seq[..6], LEGAL.stages);
         assert_eq!(&seq[6..8], APPLY.stages);
         assert_eq!(seq.last(), Some(&Stage::PerftCounts));
-        assert_eq!(seq.len(), 6 + 2 + 4 + 4);
+        assert_eq!(seq.len(), 6 + 2 + 4 + 5);
     }
 }

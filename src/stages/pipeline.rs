@@ -18,7 +18,7 @@ use crate::session::{PipelineConfig, Session, SessionSpec, StageKind, StageProfi
 /// Static tables: `squares`, `castling_loss`, `piece_rays`, `aligned`, `lines`, `castling_path`,
 /// `castling_rules`, `promotions`, `square_masks` ([`StaticTable`]). Input tables (filled by
 /// the caller, schemas in [`crate::stages::tables`]): `positions`, `pieces`,
-/// `chosen_moves`, `tokens`, `perft_nodes`, `replay_states` ([`InputTable`]).
+/// `chosen_moves`, `tokens`, `perft_nodes`, `perft_bucket`, `replay_states` ([`InputTable`]).
 pub struct Pipeline {
     session: Session,
 }

@@ -19,6 +19,12 @@
 //! piece: Utf8, from_file: Int32, from_rank: Int32, to_sq: Int32, promotion: Utf8,
 //! castle_long: Boolean` (all but position_id and kind nullable).
 //!
+//! `perft_nodes` — the nodes of a perft level being expanded or counted: `position_id, root_id,
+//! multiplicity: UInt64`. `perft_bucket` — one bucket of a perft level's nodes before
+//! transpositions are merged: `root_id, multiplicity: UInt64, side_to_move: Utf8, castling:
+//! UInt64, ep_square: Int32`, then the square sets of `replay_states` (the columns of stage
+//! `position_keys` with root and multiplicity instead of position_id).
+//!
 //! `replay_states` — one row per game being replayed (see [`crate::engine::replay`]): the columns of
 //! `positions`, then the board as 64-bit square sets (bit n = square n): `white, black,
 //! pawns, knights, bishops, rooks, queens, kings: UInt64`.
@@ -117,6 +123,117 @@ pub fn perft_nodes_schema() -> SchemaRef {
         ("root_id", UInt64),
         ("multiplicity", UInt64),
     ])
+}
+
+/// Schema of `perft_bucket`: `root_id, multiplicity: UInt64, side_to_move: Utf8, castling:
+/// UInt64, ep_square: Int32`, then the square sets [`SET_COLUMNS`] (UInt64).
+pub fn perft_bucket_schema() -> SchemaRef {
+    use DataType::*;
+    let mut fields = vec![
+        ("root_id", UInt64),
+        ("multiplicity", UInt64),
+        ("side_to_move", Utf8),
+        ("castling", UInt64),
+        ("ep_square", Int32),
+    ];
+    fields.extend(SET_COLUMNS.iter().map(|n| (*n, UInt64)));
+    schema(&fields)
+}
+
+/// The `perft_bucket` rows of perft roots: root_id = index in `setups`, multiplicity 1.
+pub fn roots_to_bucket(setups: &[Setup]) -> Result<RecordBatch> {
+    let pairs: Vec<(u64, &Setup)> = setups
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (i as u64, s))
+        .collect();
+    let states = setups_to_states(&pairs)?;
+    let ids = states.column_by_name("position_id").cloned();
+    let ones: ArrayRef = Arc::new(UInt64Array::from(vec![1u64; setups.len()]));
+    let schema = perft_bucket_schema();
+    let columns = schema
+        .fields()
+        .iter()
+        .map(|f| match f.name().as_str() {
+            "root_id" => ids.clone(),
+            "multiplicity" => Some(ones.clone()),
+            name => states.column_by_name(name).cloned(),
+        })
+        .collect::<Option<Vec<ArrayRef>>>()
+        .ok_or_else(|| Error::Schema("replay_states without a perft_bucket column".into()))?;
+    Ok(RecordBatch::try_new(schema, columns)?)
+}
+
+/// The `positions`, `pieces` and `perft_nodes` batches of merged perft nodes (rows with the
+/// columns of `perft_bucket`, as stage `perft_merge` gives them), numbered 0, 1, … in row
+/// order; `chess960(root_id)` gives each root's mode. The clocks, which no move generation
+/// reads, are 0 and 1.
+pub fn nodes_to_batches(
+    nodes: &RecordBatch,
+    chess960: impl Fn(u64) -> bool,
+) -> Result<(RecordBatch, RecordBatch, RecordBatch)> {
+    let n = nodes.num_rows();
+    let roots: &UInt64Array = column(nodes, "root_id")?;
+    let ids: ArrayRef = Arc::new(UInt64Array::from_iter_values(0..n as u64));
+    let sets: Vec<&UInt64Array> = SET_COLUMNS
+        .iter()
+        .map(|c| column::<UInt64Array>(nodes, c))
+        .collect::<Result<_>>()?;
+    let mut p_id = UInt64Builder::with_capacity(n * 32);
+    let mut p_sq = Int32Builder::with_capacity(n * 32);
+    let mut p_color = StringBuilder::with_capacity(n * 32, n * 32);
+    let mut p_piece = StringBuilder::with_capacity(n * 32, n * 32);
+    const ROLES: [&str; 6] = ["P", "N", "B", "R", "Q", "K"];
+    for i in 0..n {
+        let white = sets[0].value(i);
+        let mut occupied = white | sets[1].value(i);
+        while occupied != 0 {
+            let sq = occupied.trailing_zeros();
+            let bit = 1u64 << sq;
+            occupied &= occupied - 1;
+            let Some(role) = (0..6).find(|r| sets[2 + r].value(i) & bit != 0) else {
+                continue;
+            };
+            p_id.append_value(i as u64);
+            p_sq.append_value(sq as i32);
+            p_color.append_value(if white & bit != 0 { "w" } else { "b" });
+            p_piece.append_value(ROLES[role]);
+        }
+    }
+    let chess: BooleanArray = roots.iter().map(|r| r.map(&chess960)).collect();
+    let half: ArrayRef = Arc::new(Int32Array::from(vec![0; n]));
+    let full: ArrayRef = Arc::new(Int32Array::from(vec![1; n]));
+    let take = |name: &str| {
+        nodes
+            .column_by_name(name)
+            .cloned()
+            .ok_or_else(|| Error::Schema(format!("perft nodes without column {name}")))
+    };
+    // columns by name: the session's tables cast them to their types (`set_table`)
+    let positions = RecordBatch::try_from_iter([
+        ("position_id", ids.clone()),
+        ("side_to_move", take("side_to_move")?),
+        ("castling", take("castling")?),
+        ("chess960", Arc::new(chess) as ArrayRef),
+        ("ep_square", take("ep_square")?),
+        ("halfmove_clock", half),
+        ("fullmove_number", full),
+    ])?;
+    let pieces = RecordBatch::try_new(
+        pieces_schema(),
+        vec![
+            Arc::new(p_id.finish()) as ArrayRef,
+            Arc::new(p_sq.finish()),
+            Arc::new(p_color.finish()),
+            Arc::new(p_piece.finish()),
+        ],
+    )?;
+    let perft_nodes = RecordBatch::try_from_iter([
+        ("position_id", ids),
+        ("root_id", take("root_id")?),
+        ("multiplicity", take("multiplicity")?),
+    ])?;
+    Ok((positions, pieces, perft_nodes))
 }
 
 /// Schema of `replay_states`: the columns of `positions`, then `white, black, pawns,

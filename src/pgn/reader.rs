@@ -280,20 +280,20 @@ impl<R: BufRead> Iterator for PgnReader<R> {
 }
 
 /// The UTF-8 byte order mark.
-const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+pub(super) const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 /// Whitespace other than the line break (which is always `\n` after normalisation).
-fn is_inline_space(b: u8) -> bool {
+pub(super) fn is_inline_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | 0x0B | 0x0C)
 }
 
 /// C0 control bytes that are not whitespace, and DEL.
-fn is_control(b: u8) -> bool {
+pub(super) fn is_control(b: u8) -> bool {
     (b < 0x20 && !is_inline_space(b) && b != b'\n' && b != b'\r') || b == 0x7F
 }
 
 /// Bytes that end a movetext token.
-fn ends_token(b: u8) -> bool {
+pub(super) fn ends_token(b: u8) -> bool {
     b == b'\n'
         || is_inline_space(b)
         || is_control(b)

@@ -21,23 +21,8 @@
 //! reader started at `p` returns the rest, their indexes offset by the count before `p`.
 //! `tests`: every safe cut of every test file gives the whole file's games.
 
-/// The UTF-8 byte order mark.
-const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
-
-fn is_inline_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | 0x0B | 0x0C)
-}
-
-fn is_control(b: u8) -> bool {
-    (b < 0x20 && !is_inline_space(b) && b != b'\n' && b != b'\r') || b == 0x7F
-}
-
-fn ends_token(b: u8) -> bool {
-    b == b'\n'
-        || is_inline_space(b)
-        || is_control(b)
-        || matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'$')
-}
+// the reader's byte classes: the scanner splits games by the reader's own rules
+use super::reader::{BOM, ends_token, is_control, is_inline_space};
 
 /// Bytes that end a run of bytes the scanner passes over in one step: for tokens
 /// ([`ends_token`] and CR), tag values (`"`, `\\`, line breaks) and `;`/`%` lines (line

@@ -179,10 +179,7 @@ pub fn nodes_to_batches(
         .iter()
         .map(|c| column::<UInt64Array>(nodes, c))
         .collect::<Result<_>>()?;
-    let mut p_id = UInt64Builder::with_capacity(n * 32);
-    let mut p_sq = Int32Builder::with_capacity(n * 32);
-    let mut p_color = StringBuilder::with_capacity(n * 32, n * 32);
-    let mut p_piece = StringBuilder::with_capacity(n * 32, n * 32);
+    let mut pieces = PieceColumns::with_capacity(n * 32);
     const ROLES: [&str; 6] = ["P", "N", "B", "R", "Q", "K"];
     for i in 0..n {
         let white = sets[0].value(i);
@@ -194,10 +191,12 @@ pub fn nodes_to_batches(
             let Some(role) = (0..6).find(|r| sets[2 + r].value(i) & bit != 0) else {
                 continue;
             };
-            p_id.append_value(i as u64);
-            p_sq.append_value(sq as i32);
-            p_color.append_value(if white & bit != 0 { "w" } else { "b" });
-            p_piece.append_value(ROLES[role]);
+            pieces.push(
+                i as u64,
+                sq as i32,
+                if white & bit != 0 { "w" } else { "b" },
+                ROLES[role],
+            );
         }
     }
     let chess: BooleanArray = roots.iter().map(|r| r.map(&chess960)).collect();
@@ -219,15 +218,7 @@ pub fn nodes_to_batches(
         ("halfmove_clock", half),
         ("fullmove_number", full),
     ])?;
-    let pieces = RecordBatch::try_new(
-        pieces_schema(),
-        vec![
-            Arc::new(p_id.finish()) as ArrayRef,
-            Arc::new(p_sq.finish()),
-            Arc::new(p_color.finish()),
-            Arc::new(p_piece.finish()),
-        ],
-    )?;
+    let pieces = pieces.finish()?;
     let perft_nodes = RecordBatch::try_from_iter([
         ("position_id", ids),
         ("root_id", take("root_id")?),
@@ -282,32 +273,61 @@ fn role_str(r: Role) -> &'static str {
     }
 }
 
+/// The columns of a `pieces` batch, row by row.
+struct PieceColumns {
+    id: UInt64Builder,
+    square: Int32Builder,
+    color: StringBuilder,
+    piece: StringBuilder,
+}
+
+impl PieceColumns {
+    fn with_capacity(rows: usize) -> PieceColumns {
+        PieceColumns {
+            id: UInt64Builder::with_capacity(rows),
+            square: Int32Builder::with_capacity(rows),
+            color: StringBuilder::with_capacity(rows, rows),
+            piece: StringBuilder::with_capacity(rows, rows),
+        }
+    }
+
+    fn push(&mut self, position_id: u64, square: i32, color: &str, piece: &str) {
+        self.id.append_value(position_id);
+        self.square.append_value(square);
+        self.color.append_value(color);
+        self.piece.append_value(piece);
+    }
+
+    fn finish(mut self) -> Result<RecordBatch> {
+        Ok(RecordBatch::try_new(
+            pieces_schema(),
+            vec![
+                Arc::new(self.id.finish()) as ArrayRef,
+                Arc::new(self.square.finish()),
+                Arc::new(self.color.finish()),
+                Arc::new(self.piece.finish()),
+            ],
+        )?)
+    }
+}
+
 /// Builds the `positions` and `pieces` batches of the given (position_id, setup) pairs.
 pub fn setups_to_batches(setups: &[(u64, &Setup)]) -> Result<(RecordBatch, RecordBatch)> {
-    let mut p_id = UInt64Builder::new();
-    let mut p_sq = Int32Builder::new();
-    let mut p_color = StringBuilder::new();
-    let mut p_piece = StringBuilder::new();
+    let mut pieces = PieceColumns::with_capacity(setups.len() * 32);
     for (pid, s) in setups {
         for (sq, piece) in s.board.iter().enumerate() {
             if let Some(piece) = piece {
-                p_id.append_value(*pid);
-                p_sq.append_value(sq as i32);
-                p_color.append_value(color_str(piece.color));
-                p_piece.append_value(role_str(piece.role));
+                pieces.push(
+                    *pid,
+                    sq as i32,
+                    color_str(piece.color),
+                    role_str(piece.role),
+                );
             }
         }
     }
     let positions = RecordBatch::try_new(positions_schema(), position_columns(setups))?;
-    let pieces = RecordBatch::try_new(
-        pieces_schema(),
-        vec![
-            Arc::new(p_id.finish()) as ArrayRef,
-            Arc::new(p_sq.finish()),
-            Arc::new(p_color.finish()),
-            Arc::new(p_piece.finish()),
-        ],
-    )?;
+    let pieces = pieces.finish()?;
     Ok((positions, pieces))
 }
 

@@ -15,6 +15,7 @@ use crate::chess::fen::{Color, Role, Setup};
 use crate::chess::outcome::FinalStatus;
 use crate::chess::polyglot::polyglot_key;
 use crate::engine::Engine;
+use crate::validate::rows::PositionStatus;
 
 /// The roles of the material columns, in column order, with their plural names
 /// (`white_pawns` … `black_kings`).
@@ -96,10 +97,34 @@ pub(super) fn position_keys(fens: &StringArray) -> ArrayRef {
 /// en passant capture is legal (python-chess `board.epd()`), that square read from stage
 /// `position_status` (`ep_key`, the rule `ep_legal`); NULL for a bad FEN.
 pub(super) async fn epds(engine: &Engine, fens: &StringArray) -> crate::Result<ArrayRef> {
+    let (rows, epd) = per_status(engine, fens, |s, st| {
+        let mut s = *s;
+        s.ep_square = st.ep_legal_sq;
+        s.to_fen()
+            .splitn(5, ' ')
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+    .await?;
+    Ok(Arc::new(
+        rows.iter()
+            .map(|r| r.and_then(|i| epd[i].as_deref()))
+            .collect::<StringArray>(),
+    ))
+}
+
+/// `f` of each distinct good FEN of `fens` and its row of stage `position_status` (NULL for
+/// a bad FEN), with each row's index into that list ([`distinct`]): the positions are
+/// loaded once, position id = rank among the good ones.
+async fn per_status<T>(
+    engine: &Engine,
+    fens: &StringArray,
+    f: impl Fn(&Setup, &PositionStatus) -> T,
+) -> crate::Result<(Vec<Option<usize>>, Vec<Option<T>>)> {
     let (rows, unique) = distinct(fens);
     let checked = check_fens(engine, &unique).await?;
-    let mut epd: Vec<Option<String>> = vec![None; unique.len()];
-    // the good positions are loaded, position id = rank among the good ones
+    let mut out: Vec<Option<T>> = (0..unique.len()).map(|_| None).collect();
     let good: Vec<(usize, &Setup)> = checked
         .iter()
         .enumerate()
@@ -109,23 +134,11 @@ pub(super) async fn epds(engine: &Engine, fens: &StringArray) -> crate::Result<A
         let by_id = loaded_statuses(engine).await?;
         for (id, (i, s)) in good.iter().enumerate() {
             if let Some(st) = by_id.get(&(id as u64)) {
-                let mut s = **s;
-                s.ep_square = st.ep_legal_sq;
-                epd[*i] = Some(
-                    s.to_fen()
-                        .splitn(5, ' ')
-                        .take(4)
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                );
+                out[*i] = Some(f(s, st));
             }
         }
     }
-    Ok(Arc::new(
-        rows.iter()
-            .map(|r| r.and_then(|i| epd[i].as_deref()))
-            .collect::<StringArray>(),
-    ))
+    Ok((rows, out))
 }
 
 /// `material(fen)`: the counts and the signature.
@@ -164,32 +177,17 @@ pub(super) fn materials(fens: &StringArray) -> Result<ArrayRef> {
 /// `position_status(fen)`: [`FinalStatus::of`] the position with no history (one
 /// occurrence), from stages `setup_checks`, `position_keys`, `position_status`.
 pub(super) async fn statuses(engine: &Engine, fens: &StringArray) -> crate::Result<ArrayRef> {
-    let (rows, unique) = distinct(fens);
-    let checked = check_fens(engine, &unique).await?;
-    let mut status: Vec<Option<&'static str>> = vec![None; unique.len()];
-    // the good positions are loaded, position id = rank among the good ones
-    let good: Vec<(usize, &Setup)> = checked
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| r.as_ref().ok().map(|s| (i, s)))
-        .collect();
-    if !good.is_empty() {
-        let by_id = loaded_statuses(engine).await?;
-        for (id, (i, s)) in good.iter().enumerate() {
-            if let Some(st) = by_id.get(&(id as u64)) {
-                status[*i] = Some(
-                    FinalStatus::of(
-                        st.n_legal > 0,
-                        st.in_check,
-                        st.insufficient,
-                        s.halfmove_clock,
-                        1,
-                    )
-                    .as_str(),
-                );
-            }
-        }
-    }
+    let (rows, status) = per_status(engine, fens, |s, st| {
+        FinalStatus::of(
+            st.n_legal > 0,
+            st.in_check,
+            st.insufficient,
+            s.halfmove_clock,
+            1,
+        )
+        .as_str()
+    })
+    .await?;
     Ok(Arc::new(
         rows.iter()
             .map(|r| r.and_then(|i| status[i]))

@@ -24,7 +24,8 @@ fn perft_suite() {
 }
 
 /// The bucketed, spilled path of perft (issue 15), forced on small trees by its knobs: chunks
-/// of a few positions, many buckets, every level spilled to Arrow IPC files. The counts are
+/// of a few positions, many buckets, every level spilled to Arrow IPC files, every bucket
+/// shared by two one-partition workers. The counts are
 /// the published ones, `--divide`'s rows those of the default run, and the progress
 /// reports end with every node of the last level merged.
 #[test]
@@ -34,13 +35,19 @@ fn perft_in_small_chunks_and_spilled_buckets_is_exact() {
     let kiwipete = setup("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
     let position3 = setup("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1");
     rt().block_on(async {
-        let e = engine().await;
+        let e = sqlchess::Engine::new(sqlchess::PipelineConfig {
+            target_partitions: 2,
+            ..Default::default()
+        })
+        .await
+        .expect("engine");
         let seen: Arc<Mutex<Vec<PerftProgress>>> = Arc::default();
         let log = seen.clone();
         let options = |chunk: usize, buckets: usize| PerftOptions {
             chunk: Some(chunk),
             buckets: Some(buckets),
             spill_at: Some(0),
+            parallel_from: Some(1),
             progress: Some(Arc::new({
                 let log = log.clone();
                 move |p: &PerftProgress| log.lock().expect("log").push(*p)

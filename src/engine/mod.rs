@@ -22,6 +22,8 @@ pub use perft::{PerftOptions, PerftProgress};
 /// The rules engine: a planned [`Pipeline`] and the operations built from its stages.
 pub struct Engine {
     pipeline: Pipeline,
+    /// The configuration it was planned with (perft plans one-partition workers from it).
+    config: PipelineConfig,
 }
 
 /// Multiplier of child position ids: a child of position `p` by move `m` is
@@ -32,7 +34,8 @@ impl Engine {
     /// Plans the pipeline. Errors: [`crate::Error::Session`] (bugs in `plans/`).
     pub async fn new(config: PipelineConfig) -> Result<Engine> {
         Ok(Engine {
-            pipeline: Pipeline::new(config).await?,
+            pipeline: Pipeline::new(config.clone()).await?,
+            config,
         })
     }
 

@@ -3,7 +3,7 @@
 //! chunks), and perft per root move ("divide").
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::compute::concat_batches;
@@ -13,8 +13,8 @@ use super::frontier::Level;
 use super::{CHILD_STRIDE, Engine, uci_of_code};
 use crate::chess::fen::Setup;
 use crate::error::{Error, Result};
-use crate::session::SessionError;
-use crate::session::memory::arrow_bytes;
+use crate::session::memory::{TableMemory, arrow_bytes};
+use crate::session::{PipelineConfig, SessionError};
 use crate::session::read::{self, Row};
 use crate::stages::{InputTable, LEGAL, Stage, Table, tables};
 
@@ -33,8 +33,9 @@ crate::table_row! {
 pub struct PerftOptions {
     /// Positions run through the legal-move stages at once. Default: sized after each chunk
     /// from the stage-table memory it took per position, so that the tables of the next
-    /// chunk take about [`CHUNK_TABLES_SHARE`] of the memory limit (at most
-    /// [`MAX_CHUNK_TABLES`]); the first chunk has [`FIRST_CHUNK`] positions.
+    /// chunk take about [`CHUNK_TABLES_SHARE`] of the memory limit (cut among the workers
+    /// of a large bucket; at most [`MAX_CHUNK_TABLES`]); the first chunk has
+    /// [`FIRST_CHUNK`] positions.
     pub chunk: Option<usize>,
     /// Buckets of each level. Default: from the level's expected size, about
     /// [`MAX_BUCKET_BYTES`] (or a 16th of the limit) each.
@@ -43,8 +44,13 @@ pub struct PerftOptions {
     /// in the temporary folder: 0 spills every level. Default: an 8th of the memory limit, at
     /// most [`MAX_IN_MEMORY_LEVEL`].
     pub spill_at: Option<u64>,
-    /// Called after each chunk and each bucket with where perft is.
+    /// Called after each chunk and each bucket with where perft is (from the workers'
+    /// threads too).
     pub progress: Option<Arc<dyn Fn(&PerftProgress) + Send + Sync>>,
+    /// Distinct positions of a bucket from which its chunks are shared among workers, one
+    /// pipeline of one partition per target partition of the engine. Default
+    /// [`PARALLEL_FROM`]; `Some(1)` shares every bucket (to test the workers on small trees).
+    pub parallel_from: Option<usize>,
 }
 
 /// Where a perft run is ([`PerftOptions::progress`]).
@@ -78,6 +84,10 @@ pub const MAX_CHUNK_TABLES: u64 = 32 << 20;
 pub const MAX_IN_MEMORY_LEVEL: u64 = 512 << 20;
 /// The most bytes of one bucket by default.
 pub const MAX_BUCKET_BYTES: u64 = 128 << 20;
+/// Distinct positions of a bucket from which its chunks are shared among workers (one
+/// pipeline of one partition per core, each on its own thread, as `validate` does); smaller
+/// buckets run on the engine itself, as planning a worker costs about 0.1 s.
+pub const PARALLEL_FROM: usize = 4 * FIRST_CHUNK;
 
 /// The reservations of two consecutive levels (the one read and the one written).
 const LEVEL_NAMES: [&str; 2] = ["perft nodes (even plies)", "perft nodes (odd plies)"];
@@ -126,11 +136,12 @@ impl Engine {
     /// spilled to Arrow IPC files when it is large. Each bucket in turn has its
     /// transpositions merged (`perft_merge`: GROUP BY key, multiplicities summed; equal keys
     /// share a bucket, so this is exact), and its distinct positions go through the
-    /// legal-move stages in chunks: at the last ply only counted (`perft_counts`), before it
-    /// expanded (`perft_moves`, `perft_children`, the move applied, `position_keys`,
-    /// `perft_frontier`) into the next level's buckets. The stage tables of a chunk are
-    /// reserved in the memory pool; a chunk that runs out of it is run again at half the
-    /// size.
+    /// legal-move stages in chunks (a large bucket's chunks shared among workers, one
+    /// pipeline of one partition per target partition: [`PARALLEL_FROM`]): at the last ply
+    /// only counted (`perft_counts`), before it expanded (`perft_moves`, `perft_children`,
+    /// the move applied, `position_keys`, `perft_frontier`) into the next level's buckets.
+    /// The stage tables of a chunk are reserved in the memory pool; a chunk that runs out of
+    /// it is run again at half the size.
     ///
     /// Errors: [`Error::Usage`] when a count would exceed 2^64;
     /// [`crate::session::SessionError::MemoryLimit`] when one position does not fit;
@@ -154,10 +165,13 @@ impl Engine {
         level.finish()?;
         let mut run = PerftRun {
             modes: setups.iter().map(|s| s.chess960).collect(),
-            counts: vec![0; setups.len()],
-            approx: vec![0.0; setups.len()],
-            chunk: options.chunk.unwrap_or(FIRST_CHUNK).max(1),
-            max_chunk: MAX_CHUNK,
+            tally: Tally {
+                counts: vec![0; setups.len()],
+                approx: vec![0.0; setups.len()],
+                chunk: options.chunk.unwrap_or(FIRST_CHUNK).max(1),
+                max_chunk: MAX_CHUNK,
+            },
+            workers: vec![],
         };
         let result = self
             .perft_levels(&mut run, level, depth, spill_at, options)
@@ -166,7 +180,7 @@ impl Engine {
         let cleared = self.clear(CHUNK_TABLES).await;
         result?;
         cleared?;
-        Ok(run.counts)
+        Ok(run.tally.counts)
     }
 
     async fn perft_levels(
@@ -185,6 +199,9 @@ impl Engine {
             if last {
                 // the expansion's tables are not needed to count
                 self.clear(&CHUNK_TABLES[3..]).await?;
+                for w in &run.workers {
+                    w.clear(&CHUNK_TABLES[3..]).await?;
+                }
             }
             let mut next = (!last).then(|| {
                 let buckets = options
@@ -237,35 +254,120 @@ impl Engine {
                 None => break,
             }
         }
-        for (count, approx) in run.counts.iter().zip(&run.approx) {
+        for (count, approx) in run.tally.counts.iter().zip(&run.tally.approx) {
             check_u64([Some(*approx), Some(*count as f64)].into_iter())?;
         }
         Ok(())
     }
 
-    /// The distinct positions of one merged bucket, chunk by chunk.
+    /// The distinct positions of one merged bucket, chunk by chunk: on the engine itself
+    /// for a small bucket (or one core), else cut into one slice per core, each run by a
+    /// worker of its own ([`PerftRun::workers`]) on its own thread. The children of every
+    /// chunk go to `next` as they come.
     async fn perft_bucket(
         &self,
         run: &mut PerftRun,
         merged: &RecordBatch,
         last: bool,
-        mut next: Option<&mut Level>,
+        next: Option<&mut Level>,
         progress: &mut PerftProgress,
         options: &PerftOptions,
     ) -> Result<()> {
+        let cores = self.config.target_partitions;
+        let rows = merged.num_rows();
+        let parallel = cores > 1 && rows >= options.parallel_from.unwrap_or(PARALLEL_FROM);
+        let pipelines = if parallel { cores } else { 1 };
         let memory = self.pipeline().session().memory();
-        let limit = memory.budget().limit();
-        let target = ((limit as f64 * CHUNK_TABLES_SHARE) as u64).min(MAX_CHUNK_TABLES);
+        let limit = memory.budget().limit() as f64;
+        let shared = Shared {
+            next: Mutex::new(next),
+            progress: Mutex::new(progress),
+            memory,
+            // the share of the limit for chunk tables, cut among the pipelines holding them
+            target: ((limit * CHUNK_TABLES_SHARE / pipelines as f64) as u64)
+                .min(MAX_CHUNK_TABLES),
+        };
+        if !parallel {
+            let (tally, modes) = (&mut run.tally, &run.modes);
+            return self
+                .perft_slice(tally, modes, merged, last, &shared, options)
+                .await;
+        }
+        // the workers' tables take the place of the engine's
+        self.clear(CHUNK_TABLES).await?;
+        if run.workers.is_empty() {
+            for _ in 0..cores {
+                let config = PipelineConfig {
+                    target_partitions: 1,
+                    ..self.config.clone()
+                };
+                run.workers.push(Engine::new(config).await?);
+            }
+        }
+        let per = rows.div_ceil(cores);
+        let (modes, tally, shared) = (&run.modes, &run.tally, &shared);
+        let results: Vec<Result<Tally>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..cores)
+                .map(|k| k * per)
+                .filter(|&start| start < rows)
+                .zip(&run.workers)
+                .map(|(start, worker)| {
+                    let nodes = merged.slice(start, per.min(rows - start));
+                    let mut own = tally.zeroed();
+                    scope.spawn(move || {
+                        tokio::runtime::Builder::new_current_thread()
+                            .build()
+                            .map_err(|source| Error::Io {
+                                path: "tokio runtime".into(),
+                                source,
+                            })?
+                            .block_on(async {
+                                let slice = worker
+                                    .perft_slice(&mut own, modes, &nodes, last, shared, options)
+                                    .await;
+                                // a worker done with its slice holds no tables while the
+                                // others finish theirs
+                                let cleared = worker.clear(CHUNK_TABLES).await;
+                                slice.and(cleared)
+                            })?;
+                        Ok(own)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::Internal("a perft thread panicked".into())))
+                })
+                .collect()
+        });
+        for r in results {
+            run.tally.add(r?)?;
+        }
+        Ok(())
+    }
+
+    /// Distinct positions (rows of `perft_merge`) chunk by chunk on this engine: counted
+    /// into `tally` at the last ply, else expanded into `shared.next`; chunks sized so that
+    /// their stage tables take about `shared.target` bytes.
+    async fn perft_slice(
+        &self,
+        tally: &mut Tally,
+        modes: &[bool],
+        nodes: &RecordBatch,
+        last: bool,
+        shared: &Shared<'_, '_>,
+        options: &PerftOptions,
+    ) -> Result<()> {
+        let poisoned = || Error::Internal("a perft thread panicked holding a lock".into());
         let mut at = 0;
-        while at < merged.num_rows() {
-            let n = run.chunk.min(merged.num_rows() - at);
-            let out = match self
-                .perft_chunk(&merged.slice(at, n), &run.modes, last)
-                .await
-            {
+        while at < nodes.num_rows() {
+            let n = tally.chunk.min(nodes.num_rows() - at);
+            let out = match self.perft_chunk(&nodes.slice(at, n), modes, last).await {
                 Err(Error::Session(SessionError::MemoryLimit { .. })) if n > 1 => {
-                    run.chunk = n / 2;
-                    run.max_chunk = run.chunk;
+                    tally.chunk = n / 2;
+                    tally.max_chunk = tally.chunk;
                     continue;
                 }
                 other => other?,
@@ -274,8 +376,8 @@ impl Engine {
                 ChunkOut::Counts(rows) => {
                     for c in rows {
                         let (Some(count), Some(approx)) = (
-                            run.counts.get_mut(c.root_id as usize),
-                            run.approx.get_mut(c.root_id as usize),
+                            tally.counts.get_mut(c.root_id as usize),
+                            tally.approx.get_mut(c.root_id as usize),
                         ) else {
                             continue;
                         };
@@ -285,29 +387,31 @@ impl Engine {
                     }
                 }
                 ChunkOut::Children(children) => {
+                    let mut next = shared.next.lock().map_err(|_| poisoned())?;
                     if let Some(level) = next.as_deref_mut() {
                         for b in children {
-                            level.push(b, memory)?;
+                            level.push(b, shared.memory)?;
                         }
                     }
                 }
             }
             at += n;
-            progress.positions += n as u64;
             // sized on full chunks only: a bucket's small remainder would show mostly the
             // fixed cost of a batch
-            if options.chunk.is_none() && n == run.chunk {
+            if options.chunk.is_none() && n == tally.chunk {
                 let mut kept = vec![];
                 for t in CHUNK_TABLES {
                     kept.extend(self.pipeline().table(*t).await?);
                 }
                 let per_position = arrow_bytes(&kept).max(1) as f64 / n as f64;
-                let fits = (target as f64 / per_position) as usize;
-                run.chunk = fits
-                    .min(run.chunk.saturating_mul(4))
-                    .clamp(1, run.max_chunk);
+                let fits = (shared.target as f64 / per_position) as usize;
+                tally.chunk = fits
+                    .min(tally.chunk.saturating_mul(4))
+                    .clamp(1, tally.max_chunk);
             }
-            report(options, progress);
+            let mut progress = shared.progress.lock().map_err(|_| poisoned())?;
+            progress.positions += n as u64;
+            report(options, &progress);
         }
         Ok(())
     }
@@ -405,6 +509,15 @@ impl Engine {
 struct PerftRun {
     /// Each root's mode (Chess960 or not), by root_id.
     modes: Vec<bool>,
+    /// The counts so far and the chunk size.
+    tally: Tally,
+    /// One engine of one partition per core, planned at the first large bucket
+    /// ([`PARALLEL_FROM`]); dropped with the run.
+    workers: Vec<Engine>,
+}
+
+/// Leaf counts and chunk sizes: the run's, or one worker's for one bucket.
+struct Tally {
     /// Leaf counts per root, and their float shadows.
     counts: Vec<u64>,
     approx: Vec<f64>,
@@ -412,6 +525,41 @@ struct PerftRun {
     /// out of memory).
     chunk: usize,
     max_chunk: usize,
+}
+
+impl Tally {
+    /// No counts yet, the same chunk sizes.
+    fn zeroed(&self) -> Tally {
+        Tally {
+            counts: vec![0; self.counts.len()],
+            approx: vec![0.0; self.approx.len()],
+            chunk: self.chunk,
+            max_chunk: self.max_chunk,
+        }
+    }
+
+    /// Adds a worker's counts; keeps the smaller chunk sizes.
+    fn add(&mut self, other: Tally) -> Result<()> {
+        for (c, o) in self.counts.iter_mut().zip(other.counts) {
+            *c = c.checked_add(o).ok_or_else(overflow)?;
+        }
+        for (a, o) in self.approx.iter_mut().zip(other.approx) {
+            *a += o;
+        }
+        self.chunk = self.chunk.min(other.chunk);
+        self.max_chunk = self.max_chunk.min(other.max_chunk);
+        Ok(())
+    }
+}
+
+/// What the workers of one bucket share: the next level (children are pushed as chunks
+/// finish), the progress, the memory the level is accounted in (the engine's), and the
+/// bytes of stage tables each chunk aims at.
+struct Shared<'a, 'm> {
+    next: Mutex<Option<&'a mut Level>>,
+    progress: Mutex<&'a mut PerftProgress>,
+    memory: &'m TableMemory,
+    target: u64,
 }
 
 /// The buckets of the level after one of `rows` nodes: about 40 children per node (a

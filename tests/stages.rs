@@ -918,7 +918,9 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                         let side = color_letter(after.turn()).to_string();
                         let rooks = u64::from(after.castles().castling_rights());
                         // perft keys the en passant square only where a pawn could take
-                        let ep = after.ep_square(EnPassantMode::PseudoLegal).map(|s| s as i64);
+                        let ep = after
+                            .ep_square(EnPassantMode::PseudoLegal)
+                            .map(|s| s as i64);
                         (sets, side, rooks, ep)
                     })
                     .collect();

@@ -107,6 +107,19 @@ pub fn uci_of_code(code: u32) -> String {
     )
 }
 
+/// A current-thread Tokio runtime for one blocking thread (the pipelines of
+/// [`crate::validate::Validator`], perft's workers, the SQL functions' engines).
+///
+/// Errors: [`crate::Error::Io`] when the runtime cannot start.
+pub(crate) fn thread_runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|e| crate::Error::Io {
+            path: "tokio runtime".into(),
+            source: e,
+        })
+}
+
 /// Counts rows of batches.
 pub fn row_count(batches: &[RecordBatch]) -> usize {
     batches.iter().map(|b| b.num_rows()).sum()

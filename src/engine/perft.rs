@@ -10,12 +10,12 @@ use datafusion::arrow::compute::concat_batches;
 use datafusion::arrow::datatypes::Float64Type;
 
 use super::frontier::Level;
-use super::{CHILD_STRIDE, Engine, uci_of_code};
+use super::{CHILD_STRIDE, Engine, thread_runtime, uci_of_code};
 use crate::chess::fen::Setup;
 use crate::error::{Error, Result};
 use crate::session::memory::{TableMemory, arrow_bytes};
-use crate::session::{PipelineConfig, SessionError};
 use crate::session::read::{self, Row};
+use crate::session::{PipelineConfig, SessionError};
 use crate::stages::{InputTable, LEGAL, Stage, Table, tables};
 
 crate::table_row! {
@@ -284,8 +284,7 @@ impl Engine {
             progress: Mutex::new(progress),
             memory,
             // the share of the limit for chunk tables, cut among the pipelines holding them
-            target: ((limit * CHUNK_TABLES_SHARE / pipelines as f64) as u64)
-                .min(MAX_CHUNK_TABLES),
+            target: ((limit * CHUNK_TABLES_SHARE / pipelines as f64) as u64).min(MAX_CHUNK_TABLES),
         };
         if !parallel {
             let (tally, modes) = (&mut run.tally, &run.modes);
@@ -315,21 +314,15 @@ impl Engine {
                     let nodes = merged.slice(start, per.min(rows - start));
                     let mut own = tally.zeroed();
                     scope.spawn(move || {
-                        tokio::runtime::Builder::new_current_thread()
-                            .build()
-                            .map_err(|source| Error::Io {
-                                path: "tokio runtime".into(),
-                                source,
-                            })?
-                            .block_on(async {
-                                let slice = worker
-                                    .perft_slice(&mut own, modes, &nodes, last, shared, options)
-                                    .await;
-                                // a worker done with its slice holds no tables while the
-                                // others finish theirs
-                                let cleared = worker.clear(CHUNK_TABLES).await;
-                                slice.and(cleared)
-                            })?;
+                        thread_runtime()?.block_on(async {
+                            let slice = worker
+                                .perft_slice(&mut own, modes, &nodes, last, shared, options)
+                                .await;
+                            // a worker done with its slice holds no tables while the
+                            // others finish theirs
+                            let cleared = worker.clear(CHUNK_TABLES).await;
+                            slice.and(cleared)
+                        })?;
                         Ok(own)
                     })
                 })

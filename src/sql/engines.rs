@@ -18,7 +18,7 @@
 use std::fmt;
 use std::sync::{Condvar, Mutex};
 
-use crate::engine::Engine;
+use crate::engine::{Engine, thread_runtime};
 use crate::error::{Error, Result};
 use crate::session::PipelineConfig;
 
@@ -89,16 +89,6 @@ impl EnginePool {
             self.given_back.notify_one();
         }
     }
-}
-
-/// A current-thread Tokio runtime for one blocking thread.
-pub(crate) fn thread_runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .map_err(|e| Error::Io {
-            path: "tokio runtime".into(),
-            source: e,
-        })
 }
 
 /// Runs `f` with an engine of `pool` and a runtime to drive it, on a dedicated thread (see

@@ -39,9 +39,10 @@ use datafusion::physical_plan::{
 };
 
 use super::ChessOptions;
-use super::engines::{EnginePool, thread_runtime};
+use super::engines::EnginePool;
 use super::read_plies::{plies_batch, read_plies_schema};
 use crate::chess::outcome::FinalStatus;
+use crate::engine::thread_runtime;
 use crate::io::input::{ByteCounter, Input};
 use crate::io::split::{PgnRange, split};
 use crate::pgn::{PgnError, PgnReader, RawGame};

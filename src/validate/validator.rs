@@ -1,6 +1,6 @@
 //! Validation on several pipelines at once, one OS thread each ([`Validator`]).
 
-use crate::engine::Engine;
+use crate::engine::{Engine, thread_runtime};
 use crate::error::{Error, Result};
 use crate::pgn::RawGame;
 use crate::session::PipelineConfig;
@@ -58,13 +58,7 @@ impl Validator {
                 .zip(&self.engines)
                 .map(|(share, engine)| {
                     scope.spawn(move || {
-                        tokio::runtime::Builder::new_current_thread()
-                            .build()
-                            .map_err(|source| Error::Io {
-                                path: "tokio runtime".into(),
-                                source,
-                            })?
-                            .block_on(validate_games_with(engine, share, options))
+                        thread_runtime()?.block_on(validate_games_with(engine, share, options))
                     })
                 })
                 .collect();

@@ -416,8 +416,9 @@ fn malformed_files_behave_as_documented() {
     );
 }
 
-/// The `--plies` path ([`ValidateOptions::plies`], every ply through the full legal-move
-/// stages and `san`) on every standard game of games.csv: the reports are python-chess's,
+/// The `--plies` path ([`ValidateOptions::plies`]: the plies replay accepts named by
+/// `replay_plies`, the others by the full legal-move stages and `san`) on every standard game
+/// of games.csv: the reports are python-chess's,
 /// and the ply rows are the game's main line (`mainline_uci`) with shakmaty's FEN before
 /// each move and SAN.
 #[test]
@@ -567,7 +568,7 @@ fn every_standard_game_with_the_ply_table_matches_python_chess() {
 }
 
 /// The 300 random Chess960 games of chess960/ (python-chess 1.11.2): plies, final X-FEN and
-/// status of games.csv, by replay and by the full stages (`--plies`), whose SAN and UCI
+/// status of games.csv, without and with the ply table (`--plies`), whose SAN and UCI
 /// (king takes rook) equal its main line.
 #[test]
 fn chess960_games_match_python_chess() {

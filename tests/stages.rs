@@ -888,6 +888,41 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                     .map(uci)
                     .collect();
                 assert_eq!(legal_of("ep_probe"), ep, "{ctx}: en passant probes");
+                // rivals: the other legal moves of a piece token's kind to its target that
+                // the token's file or rank leaves out
+                let rivals: BTreeSet<String> = match San::from_ascii(token.as_bytes()) {
+                    Ok(San::Normal { role, to, .. }) if role != Role::Pawn && role != Role::King => {
+                        legal
+                            .iter()
+                            .filter(|m| m.role() == role && m.to() == to && !wanted.contains(&uci(m)))
+                            .map(uci)
+                            .collect()
+                    }
+                    _ => BTreeSet::new(),
+                };
+                assert_eq!(legal_of("rival"), rivals, "{ctx} {token}: rivals");
+            }
+            "replay_plies" => {
+                let token = case.tokens[i].as_deref().expect("token");
+                let Some(m) = token_move(&pos, token) else {
+                    assert!(rows.is_empty(), "{ctx}: {token} is no legal move, rows {rows:?}");
+                    continue;
+                };
+                assert_eq!(rows.len(), 1, "{ctx}");
+                let r = &rows[0];
+                let after = pos.clone().play(m).expect("play");
+                assert_eq!(r["ply_uci"].text(), Some(uci(&m).as_str()), "{ctx}");
+                let san = San::from_move(&pos, m).to_string();
+                assert_eq!(r["ply_san"].text(), Some(san.as_str()), "{ctx}");
+                assert_eq!(r["ply_capture"].bool(), m.is_capture(), "{ctx}");
+                assert_eq!(r["ply_castling"].bool(), m.is_castle(), "{ctx}");
+                assert_eq!(r["ply_en_passant"].bool(), m.is_en_passant(), "{ctx}");
+                assert_eq!(
+                    r["ply_promotion"].text(),
+                    m.promotion().map(role_letter).as_deref(),
+                    "{ctx}"
+                );
+                assert_eq!(r["gives_check"].bool(), after.is_check(), "{ctx}");
             }
             "perft_frontier" => {
                 // one node per legal move: the key of the position after it, the parent's

@@ -19,11 +19,17 @@
 -- (`en_passant_legality_agrees_between_full_stages_and_replay`) checks that both agree with
 -- each other and with shakmaty. Tokens naming a full origin square
 -- (UCI) or a null move get no rows: the full legal-move stages resolve those.
--- Columns: position_id, role ('move', 'transit', 'ep_probe'), piece, from_sq, to_sq (Int32),
+-- A token of a knight, bishop, rook or queen adds each other piece of its kind that reaches
+-- the target but is left out by the file or rank the token names as a `rival` (same attack
+-- test): `replay_plies` writes the move's SAN from the legal ones (PGN standard §8.2.3.4:
+-- disambiguation by the other legal moves of the kind to the target, whatever the token
+-- said, as `san` does among all legal moves).
+-- Columns: position_id, role ('move', 'rival', 'transit', 'ep_probe'), piece, from_sq, to_sq (Int32),
 --   promotion (Utf8, nullable), is_capture (Boolean), to_bit, vacated (the squares the move
 --   empties: its start, the captured piece's square, the castling rook's start),
---   rook_to_bit (UInt64, 0 unless castling), castling_lost (UInt64: the castling rights the
---   move ends, from `piece_rays` or `castling_rules`), attacked (Boolean).
+--   rook_to_bit (UInt64, 0 unless castling), rook_from (Int32, NULL unless castling),
+--   castling_lost (UInt64: the castling rights the move ends, from `piece_rays` or
+--   `castling_rules`), attacked (Boolean).
 WITH states AS (
   SELECT position_id, side_to_move, ep_square, castling,
          white | black AS occupied,
@@ -39,7 +45,7 @@ WITH states AS (
 -- enemy piece or the en passant square, the captured pawn standing beside it), and a
 -- pawn reaching the last rank naming its promotion piece (no other move may)
 wanted AS (
-  SELECT position_id, piece, to_sq, promotion, to_key, to_bit, occupied, cap_bit,
+  SELECT position_id, piece, to_sq, promotion, to_key, to_bit, occupied, cap_bit, own_kind,
          own_kind & COALESCE(CAST(72340172838076673 AS BIGINT UNSIGNED) << CAST(from_file AS BIGINT UNSIGNED), all_squares)
                   & COALESCE(CAST(255 AS BIGINT UNSIGNED) << CAST(8 * from_rank AS BIGINT UNSIGNED), all_squares) AS movers
   FROM (
@@ -65,15 +71,18 @@ wanted AS (
     AND CASE WHEN piece = 'P' AND to_sq / 8 IN (0, 7) THEN COALESCE(promotion IN ('N', 'B', 'R', 'Q'), false)
              ELSE promotion IS NULL END
 ),
--- the wanted pieces that reach the target along a free ray
+-- the wanted pieces that reach the target along a free ray; for a knight, bishop, rook or
+-- queen also the other own pieces of its kind (`rival` rows, for its SAN)
 token_moves AS (
-  SELECT w.position_id, 'move' AS role, w.piece, r.from_sq, w.to_sq, w.promotion,
+  SELECT w.position_id, CASE WHEN r.from_bit & w.movers <> 0 THEN 'move' ELSE 'rival' END AS role,
+         w.piece, r.from_sq, w.to_sq, w.promotion,
          r.from_bit, w.to_bit, w.cap_bit,
          CAST(0 AS BIGINT UNSIGNED) AS rook_from_bit, CAST(0 AS BIGINT UNSIGNED) AS rook_to_bit,
-         CAST(NULL AS BIGINT UNSIGNED) AS transit_bit, r.castling_lost
+         CAST(NULL AS INT) AS rook_from, CAST(NULL AS BIGINT UNSIGNED) AS transit_bit, r.castling_lost
   FROM wanted w
   JOIN piece_rays r ON r.to_key = w.to_key
-  WHERE r.from_bit & w.movers <> 0 AND r.between_mask & w.occupied = 0
+  WHERE r.from_bit & CASE WHEN w.piece IN ('N', 'B', 'R', 'Q') THEN w.own_kind ELSE w.movers END <> 0
+    AND r.between_mask & w.occupied = 0
 ),
 -- castling (rules of `castling_rules`, as in stage `castling`): the right held by the rook's
 -- square, the king on its square, the path empty; the king's destination is its 'move' row,
@@ -82,7 +91,7 @@ castles AS (
   SELECT s.position_id, CASE WHEN p.path_sq = c.king_to THEN 'move' ELSE 'transit' END AS role,
          'K' AS piece, c.king_from AS from_sq, c.king_to AS to_sq, CAST(NULL AS VARCHAR) AS promotion,
          c.king_from_bit AS from_bit, c.king_to_bit AS to_bit, CAST(0 AS BIGINT UNSIGNED) AS cap_bit,
-         c.rook_from_bit, c.rook_to_bit,
+         c.rook_from_bit, c.rook_to_bit, c.rook_from,
          CAST(1 AS BIGINT UNSIGNED) << CAST(p.path_sq AS BIGINT UNSIGNED) AS transit_bit, c.castling_lost
   FROM tokens t
   JOIN states s ON s.position_id = t.position_id
@@ -99,7 +108,7 @@ probes AS (
          r.from_bit, r.to_bit,
          CAST(1 AS BIGINT UNSIGNED) << CAST(r.from_sq - r.from_sq % 8 + r.to_sq % 8 AS BIGINT UNSIGNED) AS cap_bit,
          CAST(0 AS BIGINT UNSIGNED) AS rook_from_bit, CAST(0 AS BIGINT UNSIGNED) AS rook_to_bit,
-         CAST(NULL AS BIGINT UNSIGNED) AS transit_bit, r.castling_lost
+         CAST(NULL AS INT) AS rook_from, CAST(NULL AS BIGINT UNSIGNED) AS transit_bit, r.castling_lost
   FROM states s
   JOIN piece_rays r ON r.to_key = s.ep_square * 16 + s.color_code
   WHERE r.mode = 'capture' AND r.from_bit & s.own & s.pawns <> 0
@@ -112,7 +121,7 @@ moves AS (
 -- the board after the move, as far as the attack test needs it
 after AS (
   SELECT m.position_id, m.role, m.piece, m.from_sq, m.to_sq, m.promotion, m.to_bit, m.rook_to_bit,
-         m.castling_lost, m.cap_bit <> 0 AS is_capture,
+         m.rook_from, m.castling_lost, m.cap_bit <> 0 AS is_capture,
          m.from_bit | m.cap_bit | m.rook_from_bit AS vacated,
          COALESCE(m.transit_bit, CASE WHEN m.piece = 'K' THEN m.to_bit ELSE s.own & s.kings END) AS test_bit,
          (s.occupied - (s.occupied & (m.from_bit | m.cap_bit | m.rook_from_bit))) | m.to_bit | m.rook_to_bit AS occupied_after,
@@ -125,7 +134,7 @@ after AS (
 -- from the tested square: the pieces on each line, the enemy's line movers, its leapers
 lines AS (
   SELECT a.position_id, a.role, a.piece, a.from_sq, a.to_sq, a.promotion, a.is_capture,
-         a.to_bit, a.vacated, a.rook_to_bit, a.castling_lost,
+         a.to_bit, a.vacated, a.rook_to_bit, a.rook_from, a.castling_lost,
          m.ray_n & a.occupied_after AS on_n, m.ray_e & a.occupied_after AS on_e,
          m.ray_ne & a.occupied_after AS on_ne, m.ray_nw & a.occupied_after AS on_nw,
          m.ray_s & a.occupied_after AS on_s, m.ray_w & a.occupied_after AS on_w,
@@ -140,7 +149,7 @@ lines AS (
   JOIN after a ON a.test_bit = m.bit
 )
 SELECT position_id, role, piece, from_sq, to_sq, promotion, is_capture, to_bit, vacated, rook_to_bit,
-       castling_lost,
+       rook_from, castling_lost,
        leaper_attack
        -- towards higher squares the nearest piece is the lowest set bit of the line, x & (0 - x)
        OR ((on_n & (CAST(0 AS BIGINT UNSIGNED) - on_n)) | (on_e & (CAST(0 AS BIGINT UNSIGNED) - on_e))) & orth <> 0

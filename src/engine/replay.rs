@@ -12,6 +12,10 @@
 //! UCI or null move, a token that is not a move, or a move that is illegal or ambiguous.
 //! [`crate::validate`] resolves that ply with the full legal-move stages, which classify the
 //! errors and give the final status; replay only ever accepts a move those stages accept.
+//!
+//! For the per-ply table, each accepted move also gets its notation and flags (stage
+//! `replay_plies`: UCI, SAN without `+`/`#`, whether it gives check) and the FEN before it;
+//! the SAN suffix is left to the caller ([`ReplayedPly`]).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -21,9 +25,10 @@ use datafusion::arrow::datatypes::{Int32Type, UInt64Type};
 use crate::chess::fen::Setup;
 use crate::chess::outcome::{History, Key};
 use crate::chess::san::{SanToken, parse_san};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::session::read::{self, Row};
 use crate::stages::{InputTable, Pipeline, Stage, tables};
+use crate::validate::PlyRow;
 
 crate::table_row! {
     /// A row of stage `replay_verdicts`: whether a game's token stands for exactly one legal
@@ -37,6 +42,20 @@ crate::table_row! {
     }
 }
 
+crate::table_row! {
+    /// A row of stage `replay_plies`: the notation and flags of an accepted move.
+    struct ReplayPly {
+        position_id: u64,
+        ply_uci: String,
+        ply_san: String,
+        ply_capture: bool,
+        ply_castling: bool,
+        ply_en_passant: bool,
+        ply_promotion: Option<String>,
+        gives_check: bool,
+    }
+}
+
 /// Where replay left a game.
 #[derive(Debug, Clone)]
 pub(crate) struct Replayed {
@@ -46,19 +65,37 @@ pub(crate) struct Replayed {
     pub history: History,
     /// The position reached.
     pub setup: Setup,
+    /// With plies asked for ([`replay`]): one per ply accepted, in order; else empty.
+    pub moves: Vec<ReplayedPly>,
+}
+
+/// An accepted move for the per-ply table: its row without game, ply and SAN suffix
+/// (`is_check` false, `san` without `+`/`#`), and whether it gives check. Whether that check
+/// is mate is known only from the next ply: a move followed by an accepted move is not mate;
+/// after the last, the full stages tell.
+#[derive(Debug, Clone)]
+pub(crate) struct ReplayedPly {
+    /// The row: FEN before, UCI, SAN without suffix, capture, castling, en passant,
+    /// promotion.
+    pub row: PlyRow,
+    /// The move gives check.
+    pub gives_check: bool,
 }
 
 /// Replays each game (id, start position, main-line move tokens) from its first ply for as
-/// long as its tokens stand for exactly one legal move each.
+/// long as its tokens stand for exactly one legal move each; with `plies`, also gives each
+/// accepted move's notation and FEN before ([`Replayed::moves`]).
 ///
 /// Errors: pipeline failures only ([`crate::Error::DataFusion`], [`crate::Error::Schema`]).
 pub(crate) async fn replay(
     p: &Pipeline,
     games: &[(u64, &Setup, &[String])],
+    plies: bool,
 ) -> Result<BTreeMap<u64, Replayed>> {
     let mut out: BTreeMap<u64, Replayed> = BTreeMap::new();
     let moves: HashMap<u64, &[String]> = games.iter().map(|(id, _, m)| (*id, *m)).collect();
     let mut histories: HashMap<u64, History> = HashMap::new();
+    let mut played: HashMap<u64, Vec<ReplayedPly>> = HashMap::new();
     let starts: Vec<(u64, &Setup)> = games.iter().map(|(id, s, _)| (*id, *s)).collect();
     let mut states = vec![tables::setups_to_states(&starts)?];
     let mut ply = 0;
@@ -81,16 +118,36 @@ pub(crate) async fn replay(
         }
         let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
         let (accepted, next) = step(p, states.clone(), &pairs).await?;
+        let mut named: HashMap<u64, ReplayPly> = if plies {
+            ReplayPly::read_rows(&p.run(Stage::ReplayPlies).await?)?
+                .into_iter()
+                .map(|r| (r.position_id, r))
+                .collect()
+        } else {
+            HashMap::new()
+        };
         let mut stopped: HashSet<u64> = HashSet::new();
         for b in &states {
             let keys = repetition_keys(b)?;
             let ids = read::primitive::<UInt64Type>(b, "position_id")?;
+            let before = if plies {
+                tables::states_to_setups(std::slice::from_ref(b))?
+            } else {
+                BTreeMap::new()
+            };
             for (i, id) in ids.values().iter().enumerate() {
                 match accepted.get(id) {
                     Some(&(zeroing, ep_legal)) => {
                         let h = histories.entry(*id).or_default();
                         h.push_position(keys(i, ep_legal));
                         h.push_move(zeroing || ep_legal);
+                        if plies {
+                            let ply = ply_of(named.remove(id), before.get(id), ep_legal)
+                                .ok_or_else(|| {
+                                    Error::Internal(format!("no notation of the move of game {id}"))
+                                })?;
+                            played.entry(*id).or_default().push(ply);
+                        }
                     }
                     None => {
                         stopped.insert(*id);
@@ -100,13 +157,36 @@ pub(crate) async fn replay(
         }
         if !stopped.is_empty() {
             let rows = tables::filter_ids(&states, |id| stopped.contains(&id))?;
-            finish(&mut out, &mut histories, &rows, ply)?;
+            finish(&mut out, &mut histories, &mut played, &rows, ply)?;
         }
         states = next;
         ply += 1;
     }
-    finish(&mut out, &mut histories, &states, ply)?;
+    finish(&mut out, &mut histories, &mut played, &states, ply)?;
     Ok(out)
+}
+
+/// The [`ReplayedPly`] of a `replay_plies` row and the position before the move (its en
+/// passant square written only when an en passant capture is legal, `ep_legal`).
+fn ply_of(named: Option<ReplayPly>, before: Option<&Setup>, ep_legal: bool) -> Option<ReplayedPly> {
+    let (n, before) = (named?, before?);
+    let mut s = *before;
+    if !ep_legal {
+        s.ep_square = None;
+    }
+    Some(ReplayedPly {
+        row: PlyRow {
+            fen_before: s.to_fen(),
+            uci: n.ply_uci,
+            san: n.ply_san,
+            is_capture: n.ply_capture,
+            is_castling: n.ply_castling,
+            is_en_passant: n.ply_en_passant,
+            promotion: n.ply_promotion.map(|p| p.to_ascii_lowercase()),
+            ..Default::default()
+        },
+        gives_check: n.gives_check,
+    })
 }
 
 /// One ply of replay: `states` (`replay_states` rows) and one SAN or castling token per
@@ -138,6 +218,7 @@ pub(crate) fn replayable(token: &SanToken) -> bool {
 fn finish(
     out: &mut BTreeMap<u64, Replayed>,
     histories: &mut HashMap<u64, History>,
+    played: &mut HashMap<u64, Vec<ReplayedPly>>,
     rows: &[RecordBatch],
     plies: usize,
 ) -> Result<()> {
@@ -149,6 +230,7 @@ fn finish(
                 plies,
                 history,
                 setup,
+                moves: played.remove(&id).unwrap_or_default(),
             },
         );
     }

@@ -169,6 +169,8 @@ sql_names! {
         ReplayVerdicts = "replay" / "replay_verdicts",
         /// `replay_next`.
         ReplayNext = "replay" / "replay_next",
+        /// `replay_plies`.
+        ReplayPlies = "replay" / "replay_plies",
     }
 }
 
@@ -392,11 +394,17 @@ pub const PERFT: Workflow = Workflow {
     ],
 };
 
-/// One ply of replay: the token's moves, their verdicts and the states after them.
+/// One ply of replay: the token's moves, their verdicts, the states after them and (for the
+/// per-ply table only) the accepted moves' notation and checks.
 pub const REPLAY: Workflow = Workflow {
     name: "replay",
     after: &[],
-    stages: &[Stage::ReplayMoves, Stage::ReplayVerdicts, Stage::ReplayNext],
+    stages: &[
+        Stage::ReplayMoves,
+        Stage::ReplayVerdicts,
+        Stage::ReplayNext,
+        Stage::ReplayPlies,
+    ],
 };
 
 /// Every workflow; each stage is in exactly one.

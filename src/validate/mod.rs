@@ -11,9 +11,14 @@
 //! kind (taxonomy of `shared/data/bad/README.md`), the final FEN (python-chess style: en
 //! passant square only when an en passant capture is legal) and the final status.
 //!
-//! On request ([`ValidateOptions::plies`]) it also gives one [`PlyRow`] per legal ply played:
-//! the stage `san` names the chosen moves, and the status of the position after each move
-//! (its side to move in check, without legal moves) gives the SAN suffix `+` / `#`.
+//! On request ([`ValidateOptions::plies`]) it also gives one [`PlyRow`] per legal ply played.
+//! Where replay accepts the ply, stage `replay_plies` names the move and says whether it
+//! gives check; the SAN suffix is `+` for a check followed by another accepted move (the
+//! position has a legal reply). Where the full stages play the ply, stage `san` names the
+//! chosen move; there, and for the last replayed move, the status of the position after the
+//! move (its side to move in check, without legal moves) gives the suffix `+` / `#`. Both
+//! paths give the same rows ([`validate_plies_on_full_stages`] takes only the second, for the
+//! tests that compare them).
 
 mod full;
 mod report;
@@ -37,9 +42,9 @@ use crate::stages::{InputTable, tables};
 /// Options of [`validate_games_with`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ValidateOptions {
-    /// Also return one [`PlyRow`] per legal ply played. Its notation needs every legal move,
-    /// so every ply then runs the full legal-move stages and `san` instead of replay
-    /// ([`crate::engine::replay`]): much slower.
+    /// Also return one [`PlyRow`] per legal ply played: replay names its moves (stage
+    /// `replay_plies`, a little slower than without plies), the full stages the plies where
+    /// replay stops.
     pub plies: bool,
 }
 
@@ -70,15 +75,37 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
 /// played ([`PlyRow`], see [`crate::io::report::plies_to_batch`] for them as Arrow).
 ///
 /// The steps: start positions from the tags ([`setup`]: `Variant`, `FEN`, set-up checks);
-/// without plies, replay of the moves that stand for one legal move each
-/// ([`crate::engine::replay`]); then the full stages, one ply of every live game at a time,
-/// until every game has ended ([`full`]: error kinds, final status).
+/// replay of the moves that stand for one legal move each ([`crate::engine::replay`]); then
+/// the full stages, one ply of every live game at a time, until every game has ended
+/// ([`full`]: error kinds, final status).
 ///
 /// Errors: as [`validate_games`].
 pub async fn validate_games_with(
     engine: &Engine,
     games: &[(&str, RawGame)],
     options: ValidateOptions,
+) -> Result<Validation> {
+    validate_run(engine, games, options, true).await
+}
+
+/// [`validate_games_with`] with plies, every ply played by the full stages (no replay): the
+/// reference the tests hold the replayed plies against (`tests/batch.rs`). Much slower.
+///
+/// Errors: as [`validate_games`].
+#[doc(hidden)]
+pub async fn validate_plies_on_full_stages(
+    engine: &Engine,
+    games: &[(&str, RawGame)],
+) -> Result<Validation> {
+    validate_run(engine, games, ValidateOptions { plies: true }, false).await
+}
+
+/// [`validate_games_with`], with or without replay.
+async fn validate_run(
+    engine: &Engine,
+    games: &[(&str, RawGame)],
+    options: ValidateOptions,
+    with_replay: bool,
 ) -> Result<Validation> {
     let mut reports: Vec<GameReport> = games
         .iter()
@@ -93,9 +120,8 @@ pub async fn validate_games_with(
         plies: vec![vec![]; if options.plies { games.len() } else { 0 }],
         live,
     };
-    // moves checked one by one (not with the plies table: its notation needs every legal
-    // move); the full stages take over where replay stops
-    if !options.plies {
+    // moves checked one by one; the full stages take over where replay stops
+    if with_replay {
         run.replay().await?;
     }
     run.load_live().await?;
@@ -141,20 +167,39 @@ struct Run<'a> {
 
 impl Run<'_> {
     /// Replays the live games for as long as each token stands for exactly one legal move
-    /// ([`crate::engine::replay`]) and records where each got to.
+    /// ([`crate::engine::replay`]) and records where each got to; with plies, the rows of
+    /// the replayed plies, the last one pending (its suffix comes from the full stages'
+    /// status of the position after it, as for a move they play).
     async fn replay(&mut self) -> Result<()> {
         let starts: Vec<(u64, &Setup, &[String])> = self
             .live
             .iter()
             .map(|l| (l.id, &l.position, l.tokens.as_slice()))
             .collect();
-        let mut replayed = replay(self.engine.pipeline(), &starts).await?;
+        let mut replayed = replay(self.engine.pipeline(), &starts, self.options.plies).await?;
         for l in self.live.iter_mut() {
             if let Some(r) = replayed.remove(&l.id) {
                 l.ply = r.plies;
                 l.history = r.history;
                 l.position = r.setup;
-                self.reports[l.id as usize].plies = r.plies as u32;
+                let report = &mut self.reports[l.id as usize];
+                report.plies = r.plies as u32;
+                let n = r.moves.len();
+                for (i, m) in r.moves.into_iter().enumerate() {
+                    let mut row = m.row;
+                    row.game_id = report.game_index;
+                    row.ply = i as u32 + 1;
+                    if i + 1 < n {
+                        // the next move was accepted: the position had a legal reply
+                        if m.gives_check {
+                            row.is_check = true;
+                            row.san.push('+');
+                        }
+                        self.plies[l.id as usize].push(row);
+                    } else {
+                        l.pending = Some(row);
+                    }
+                }
             }
         }
         Ok(())

@@ -6,6 +6,9 @@
 -- target; '=Q' for a promotion; 'O-O' (king to the g-file) / 'O-O-O' (to the c-file), in
 -- Chess960 too; '+' for check, '#' for checkmate.
 -- Reads `move_flags` (position_id, move_code, is_check, is_mate).
+-- This is the first of the two SAN writers: `replay_plies` names the one move replay
+-- accepted, from its rivals alone, for speed; tests/batch.rs
+-- (`replay_plies_equal_full_stage_plies`) checks that both give the same ply rows.
 -- Columns: the columns of legal_moves, then from_name, to_name, uci, san, is_check, is_mate.
 WITH rivals AS (
   SELECT l.position_id, l.move_code,

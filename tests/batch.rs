@@ -642,7 +642,10 @@ fn replay_plies_equal_full_stage_plies() {
                 assert!(sans.contains(&want), "{name}: no {want} in {sans:?}");
             }
             assert!(
-                replayed.plies.iter().any(|p| p.uci == "e1b1" && p.san == "O-O-O"),
+                replayed
+                    .plies
+                    .iter()
+                    .any(|p| p.uci == "e1b1" && p.san == "O-O-O"),
                 "{name}: Chess960 castling"
             );
         }

@@ -891,10 +891,14 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 // rivals: the other legal moves of a piece token's kind to its target that
                 // the token's file or rank leaves out
                 let rivals: BTreeSet<String> = match San::from_ascii(token.as_bytes()) {
-                    Ok(San::Normal { role, to, .. }) if role != Role::Pawn && role != Role::King => {
+                    Ok(San::Normal { role, to, .. })
+                        if role != Role::Pawn && role != Role::King =>
+                    {
                         legal
                             .iter()
-                            .filter(|m| m.role() == role && m.to() == to && !wanted.contains(&uci(m)))
+                            .filter(|m| {
+                                m.role() == role && m.to() == to && !wanted.contains(&uci(m))
+                            })
                             .map(uci)
                             .collect()
                     }
@@ -905,7 +909,10 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
             "replay_plies" => {
                 let token = case.tokens[i].as_deref().expect("token");
                 let Some(m) = token_move(&pos, token) else {
-                    assert!(rows.is_empty(), "{ctx}: {token} is no legal move, rows {rows:?}");
+                    assert!(
+                        rows.is_empty(),
+                        "{ctx}: {token} is no legal move, rows {rows:?}"
+                    );
                     continue;
                 };
                 assert_eq!(rows.len(), 1, "{ctx}");

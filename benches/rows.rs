@@ -18,6 +18,9 @@
 //! chess`); `SQLCHESS_SHARED_DATA` (the `validate` rows; left out without it). Arguments:
 //! substrings of row names, to run only those rows (`cargo bench --bench rows -- perft`).
 //!
+//! The SQL rows of issue 13 (`read_plies`, `read_pgn` with and without the rules) are here
+//! too, with the shared data.
+//!
 //! FEN inputs are `tests/data/oracle_positions.csv` cycled, written once under the target
 //! directory (`bench-fens-N.txt`).
 
@@ -81,11 +84,18 @@ struct Row {
     sqlchess: Vec<String>,
     /// What the `sqlchess` output must contain.
     expect: String,
-    /// The python-chess script (under `benches/python/`) and its arguments.
-    python: Option<Vec<String>>,
+    /// What the row compares with, run by turns with it: a python-chess script (under
+    /// `benches/python/`) and its arguments, or other `sqlchess` arguments.
+    against: Option<Against>,
     /// What the row's rate counts.
     work: Work,
     target: &'static str,
+}
+
+/// The other side of a row that compares.
+enum Against {
+    Python(Vec<String>),
+    Sqlchess(&'static str, Vec<String>),
 }
 
 /// What a row's rate counts.
@@ -95,6 +105,8 @@ enum Work {
     Fixed(f64, &'static str),
     /// Games: the rows of the report `sqlchess validate --out` wrote.
     ReportRows,
+    /// The number `sqlchess sql --format csv` printed first, and its name.
+    Printed(&'static str),
 }
 
 /// The python that can `import chess`, if any.
@@ -140,7 +152,7 @@ fn rows(deep: bool) -> Vec<Row> {
         name: format!("perft start {depth}"),
         sqlchess: strings(&["perft", START, &depth.to_string()]),
         expect: format!("nodes: {nodes}"),
-        python: python.then(|| vec![script("perft.py"), depth.to_string()]),
+        against: python.then(|| Against::Python(vec![script("perft.py"), depth.to_string()])),
         work: Work::Fixed(nodes as f64, "nodes"),
         target,
     };
@@ -154,7 +166,7 @@ fn rows(deep: bool) -> Vec<Row> {
             out("csv"),
         ],
         expect: String::new(),
-        python: python.then(|| vec![script("moves.py"), fen_file(n)]),
+        against: python.then(|| Against::Python(vec![script("moves.py"), fen_file(n)])),
         work: Work::Fixed(n as f64, "positions"),
         target,
     };
@@ -170,7 +182,7 @@ fn rows(deep: bool) -> Vec<Row> {
             name: "moves, one position".into(),
             sqlchess: strings(&["moves", START]),
             expect: "Nf3".into(),
-            python: None,
+            against: None,
             work: Work::None,
             target: "≤ 3 ms in-process (criterion); here with start-up",
         },
@@ -183,7 +195,7 @@ fn rows(deep: bool) -> Vec<Row> {
                 "csv".into(),
             ],
             expect: "5N2".into(),
-            python: None,
+            against: None,
             work: Work::None,
             target: "≤ 1 ms in-process (criterion); here with start-up",
         },
@@ -193,13 +205,37 @@ fn rows(deep: bool) -> Vec<Row> {
         .map(|v| v.into_iter().map(|i| i.name).collect())
         .unwrap_or_default();
     if !files.is_empty() {
+        let validate = [strings(&["validate", "--out", &out("csv")]), files.clone()].concat();
         rows.push(Row {
             name: "validate, shared standard PGN".into(),
-            sqlchess: [strings(&["validate", "--out", &out("csv")]), files.clone()].concat(),
+            sqlchess: validate.clone(),
             expect: String::new(),
-            python: Some([vec![script("validate.py")], files].concat()),
+            against: Some(Against::Python([vec![script("validate.py")], files].concat())),
             work: Work::ReportRows,
             target: "≥ 15× python-chess",
+        });
+        // the standard files only: the glob leaves out `variants/`
+        let glob = format!("{}/[!v]*/*.pgn", pgn.display());
+        let sql = |query: String| strings(&["sql", &query, "--format", "csv"]);
+        rows.push(Row {
+            name: "read_plies, shared standard PGN".into(),
+            sqlchess: sql(format!(
+                "SELECT count(*), count(DISTINCT position_key) FROM read_plies('{glob}')"
+            )),
+            expect: String::new(),
+            against: None,
+            work: Work::Printed("plies"),
+            target: "≥ 200,000 plies/s (issue 13)",
+        });
+        rows.push(Row {
+            name: "read_pgn full rules, shared standard PGN".into(),
+            sqlchess: sql(format!(
+                "SELECT count(*), count(DISTINCT final_status) FROM read_pgn('{glob}')"
+            )),
+            expect: String::new(),
+            against: Some(Against::Sqlchess("validate", validate.clone())),
+            work: Work::Printed("games"),
+            target: "at least as fast as validate (issue 13)",
         });
     } else {
         println!("rows: {} not found: the validate rows are left out", pgn.display());
@@ -209,11 +245,40 @@ fn rows(deep: bool) -> Vec<Row> {
         rows.push(moves(1_000_000, false, "≤ 1 GiB, cost per position flat"));
         if pgn.is_dir() {
             let big = one_gib_file(&standard_pgn_inputs(&pgn));
+            let file = big.display().to_string();
+            rows.push(Row {
+                name: "read_pgn tags only, 1 GiB file".into(),
+                sqlchess: strings(&[
+                    "sql",
+                    &format!("SELECT count(*), count(DISTINCT white) FROM read_pgn('{file}')"),
+                    "--format",
+                    "csv",
+                ]),
+                expect: String::new(),
+                against: None,
+                work: Work::Printed("games"),
+                target: "≥ 50,000 games/s (issue 13)",
+            });
+            rows.push(Row {
+                name: "read_pgn full rules, 1 GiB file".into(),
+                sqlchess: strings(&[
+                    "sql",
+                    &format!(
+                        "SELECT count(*), count(DISTINCT final_status) FROM read_pgn('{file}')"
+                    ),
+                    "--format",
+                    "csv",
+                ]),
+                expect: String::new(),
+                against: None,
+                work: Work::Printed("games"),
+                target: "≥ validate's games/s, < 1 GiB (issue 13)",
+            });
             rows.push(Row {
                 name: "validate, 1 GiB file".into(),
                 sqlchess: strings(&["validate", &big.display().to_string(), "--out", &out("csv")]),
                 expect: String::new(),
-                python: None,
+                against: None,
                 work: Work::ReportRows,
                 target: "≥ 10,000 games/s, ≤ 1 GiB",
             });
@@ -240,8 +305,14 @@ fn main() {
         if !filters.is_empty() && !filters.iter().any(|f| row.name.contains(f.as_str())) {
             continue;
         }
-        let (mut ours, mut theirs, mut peak) = (vec![], vec![], 0f64);
-        let mut python_peak = 0f64;
+        // the other side's program and label, when it can run here
+        let other = match &row.against {
+            Some(Against::Python(args)) => python.clone().map(|p| (p, args, "python-chess")),
+            Some(Against::Sqlchess(label, args)) => Some((sqlchess.clone(), args, *label)),
+            None => None,
+        };
+        let (mut ours, mut theirs, mut peak, mut their_peak) = (vec![], vec![], 0f64, 0f64);
+        let mut printed = String::new();
         for _ in 0..runs {
             let m = measure(&sqlchess, &row.sqlchess);
             assert!(
@@ -252,10 +323,11 @@ fn main() {
             );
             ours.push(m.wall);
             peak = peak.max(m.peak_mib);
-            if let (Some(py), Some(args)) = (&python, &row.python) {
-                let p = measure(py, args);
-                theirs.push(p.wall);
-                python_peak = python_peak.max(p.peak_mib);
+            printed = m.stdout;
+            if let Some((program, args, _)) = &other {
+                let t = measure(program, args);
+                theirs.push(t.wall);
+                their_peak = their_peak.max(t.peak_mib);
             }
         }
         let wall = median(ours);
@@ -267,6 +339,12 @@ fn main() {
                 let report = std::fs::read_to_string(&report).unwrap_or_default();
                 Some((report.lines().count().saturating_sub(1) as f64, "games"))
             }
+            Work::Printed(name) => printed
+                .lines()
+                .nth(1)
+                .and_then(|l| l.split(',').next())
+                .and_then(|n| n.trim().parse::<f64>().ok())
+                .map(|n| (n, name)),
         };
         if let Some((units, name)) = work {
             line += &format!(", {:.0} {name}/s", units / wall);
@@ -275,11 +353,11 @@ fn main() {
                 line += &format!(" ({:.1} µs each)", wall / units * 1e6);
             }
         }
-        if !theirs.is_empty() {
-            let py = median(theirs);
+        if let Some((_, _, label)) = &other {
+            let t = median(theirs);
             line += &format!(
-                "; python-chess {py:.3} s, peak {python_peak:.0} MiB: {:.2}× faster",
-                py / wall
+                "; {label} {t:.3} s, peak {their_peak:.0} MiB: {:.2}× faster",
+                t / wall
             );
         }
         println!("{line}; target: {} ({runs} run(s))", row.target);

@@ -147,7 +147,12 @@ fn script(name: &str) -> String {
 
 /// The rows, deep ones with `deep`.
 fn rows(deep: bool) -> Vec<Row> {
-    let out = |ext: &str| target_dir().join(format!("bench-rows.{ext}")).display().to_string();
+    let out = |ext: &str| {
+        target_dir()
+            .join(format!("bench-rows.{ext}"))
+            .display()
+            .to_string()
+    };
     let perft = |depth: u32, nodes: u64, python: bool, target| Row {
         name: format!("perft start {depth}"),
         sqlchess: strings(&["perft", START, &depth.to_string()]),
@@ -173,8 +178,16 @@ fn rows(deep: bool) -> Vec<Row> {
     let mut rows = vec![
         perft(5, 4_865_609, true, "≥ 10× python-chess"),
         perft(6, 119_060_324, false, "≤ 20 s, ≤ 2 GiB"),
-        moves(1_000, false, "cost per position flat within ±20 % from 1k to 1M"),
-        moves(10_000, false, "as the library row: ≥ 60,000 positions/s (criterion, in-process)"),
+        moves(
+            1_000,
+            false,
+            "cost per position flat within ±20 % from 1k to 1M",
+        ),
+        moves(
+            10_000,
+            false,
+            "as the library row: ≥ 60,000 positions/s (criterion, in-process)",
+        ),
         moves(20_000, true, "≥ 5× python-chess"),
         moves(100_000, false, "cost per position flat within ±20 %"),
         moves(300_000, false, "≤ 1 GiB"),
@@ -210,7 +223,9 @@ fn rows(deep: bool) -> Vec<Row> {
             name: "validate, shared standard PGN".into(),
             sqlchess: validate.clone(),
             expect: String::new(),
-            against: Some(Against::Python([vec![script("validate.py")], files].concat())),
+            against: Some(Against::Python(
+                [vec![script("validate.py")], files].concat(),
+            )),
             work: Work::ReportRows,
             target: "≥ 15× python-chess",
         });
@@ -238,7 +253,10 @@ fn rows(deep: bool) -> Vec<Row> {
             target: "at least as fast as validate (issue 13)",
         });
     } else {
-        println!("rows: {} not found: the validate rows are left out", pgn.display());
+        println!(
+            "rows: {} not found: the validate rows are left out",
+            pgn.display()
+        );
     }
     if deep {
         rows.push(perft(7, 3_195_901_860, false, "exact, ≤ 10 min, ≤ 4 GiB"));
@@ -297,7 +315,9 @@ fn main() {
     let sqlchess = PathBuf::from(env!("CARGO_BIN_EXE_sqlchess"));
     let python = python_chess();
     if python.is_none() {
-        println!("rows: no python with python-chess (SQLCHESS_PYTHON, pip install chess): those figures are left out");
+        println!(
+            "rows: no python with python-chess (SQLCHESS_PYTHON, pip install chess): those figures are left out"
+        );
     }
     let mut per_position: Vec<(usize, f64)> = vec![];
     let report = target_dir().join("bench-rows.csv");

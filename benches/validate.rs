@@ -19,38 +19,16 @@
 //!
 //! `cargo bench --bench validate`
 
+mod common;
+use common::{env_num, median, one_gib_file, shared_data, standard_pgn_inputs as inputs};
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use sqlchess::PipelineConfig;
-use sqlchess::io::input::{ByteCounter, expand, is_pgn_name};
+use sqlchess::io::input::{ByteCounter, expand};
 use sqlchess::pgn::{PgnReader, RawGame};
 use sqlchess::validate::{ValidateOptions, Validator};
-
-fn env_num(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(default)
-}
-
-/// The directories and PGN files directly under `root`, sorted, without `variants`.
-fn inputs(root: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(root)
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| {
-                    p.file_name().is_some_and(|n| n != "variants")
-                        && (p.is_dir() || is_pgn_name(&p.to_string_lossy()))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    out.sort();
-    out
-}
 
 /// Games, plies and ply rows counted, and per game (file, game_index, plies, whether its
 /// variant is unsupported) for the check after the timed run.
@@ -174,21 +152,8 @@ fn check_counts(
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 fn main() {
-    let root = std::env::var("SQLCHESS_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data")))
-        .join("pgn");
+    let root = shared_data().join("pgn");
     if !root.is_dir() {
         println!(
             "validate bench: {} not found, nothing to measure",
@@ -254,39 +219,8 @@ fn main() {
 /// The 1 GiB run: the shared standard PGN concatenated until the file reaches 1 GiB, then
 /// validated once; prints the figures and the peak resident memory.
 fn one_gib(validator: &Validator, paths: &[PathBuf], batch: usize, options: ValidateOptions) {
-    use std::io::Write;
     const GIB: u64 = 1 << 30;
-    let dir = PathBuf::from(
-        std::env::var("CARGO_TARGET_DIR")
-            .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/target").into()),
-    );
-    std::fs::create_dir_all(&dir).expect("target dir");
-    let big = dir.join("bench-1gib.pgn");
-    if std::fs::metadata(&big).map(|m| m.len()).unwrap_or(0) < GIB {
-        let files: Vec<Vec<u8>> = expand(paths)
-            .expect("inputs")
-            .iter()
-            .map(|i| {
-                let mut text = vec![];
-                std::io::Read::read_to_end(
-                    &mut i.open(&ByteCounter::new()).expect("open"),
-                    &mut text,
-                )
-                .expect("read");
-                text
-            })
-            .collect();
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&big).expect("create"));
-        let mut written = 0u64;
-        while written < GIB {
-            for f in &files {
-                out.write_all(f).expect("write");
-                out.write_all(b"\n\n").expect("write");
-                written += f.len() as u64 + 2;
-            }
-        }
-        out.flush().expect("flush");
-    }
+    let big = one_gib_file(paths);
     let size = std::fs::metadata(&big).map(|m| m.len()).unwrap_or(0);
     println!(
         "validate bench: {} ({:.2} GiB), batch {batch}",

@@ -838,13 +838,23 @@ fn queries_pgn() -> String {
 /// `tests/data/queries_plies.tsv`) on the 68 games of `pgn/queries.pgn` (lichess games with
 /// clocks, evaluations and NAGs, en passant captures, underpromotions, two games with an
 /// illegal move whose plies stop before it): 4,705 plies. `fen_before` is the previous
-/// ply's `fen_after` (the start position at ply 1).
+/// ply's `fen_after` (the start position at ply 1). Also with batches of 100 rows, so that
+/// batches end inside games and a ply's position after comes from the next batch's first row.
 #[tokio::test(flavor = "multi_thread")]
 async fn read_plies_matches_python_chess() {
-    let ctx = sql::context();
+    for batch_size in [8192, 100] {
+        let ctx = SessionContext::new_with_config(
+            datafusion::prelude::SessionConfig::new().with_batch_size(batch_size),
+        );
+        sql::register(&ctx);
+        plies_match_python_chess(&ctx).await;
+    }
+}
+
+async fn plies_match_python_chess(ctx: &SessionContext) {
     let got = rows(
         &query(
-            &ctx,
+            ctx,
             &format!(
                 "SELECT game_index, ply, fen_after, uci, san, piece, from_square, to_square, \
                  captured, promotion, is_capture, is_check, is_checkmate, is_castling, \

@@ -147,12 +147,13 @@ fn scan(file: &mut File, scanner: &mut BoundaryScanner, from: u64, to: u64) -> s
 /// Errors: [`Error::Io`] naming the input when it cannot be read.
 pub fn split(input: &Input, pieces: usize) -> Result<Vec<PgnRange>> {
     let whole = || Ok(vec![PgnRange::whole(input.clone())]);
+    // nothing to cut: the file is not opened (to sniff its compression)
+    if pieces <= 1 || input.size().unwrap_or(0) == 0 {
+        return whole();
+    }
     let (Some(path), Some(size)) = (is_plain_file(input)?, input.size()) else {
         return whole();
     };
-    if pieces <= 1 || size == 0 {
-        return whole();
-    }
     let mut file = File::open(path).map_err(|e| io(input, e))?;
     let mut cuts: Vec<u64> = vec![0];
     let pieces = pieces as u64;

@@ -40,7 +40,7 @@ use datafusion::physical_plan::{
 
 use super::ChessOptions;
 use super::engines::EnginePool;
-use super::read_plies::{plies_batch, read_plies_schema};
+use super::read_plies::{plies_batches, read_plies_schema};
 use crate::chess::outcome::FinalStatus;
 use crate::engine::thread_runtime;
 use crate::io::input::{ByteCounter, Input};
@@ -607,12 +607,10 @@ impl ExecutionPlan for PgnScanExec {
             games: MetricBuilder::new(&self.metrics).counter("games", partition),
             rules_games: MetricBuilder::new(&self.metrics).counter("rules_games", partition),
         };
-        // plies: about 80 rows per game
-        let chunk = if self.plies {
-            (self.batch_games / 16).max(1)
-        } else {
-            self.batch_games
-        };
+        // as many games per pipeline run for plies as for games: replay's cost per ply is
+        // mostly fixed per stage run, so small chunks of games make it several times slower
+        // (the ply rows still go out in batches of `batch_size`)
+        let chunk = self.batch_games;
         builder.spawn_blocking(move || {
             let df = |e: crate::Error| DataFusionError::External(Box::new(e));
             let rt = thread_runtime().map_err(df)?;
@@ -690,11 +688,11 @@ impl Flush {
             None
         };
         self.games.add(games.len());
-        let batches = self.scan.batches(games, validation.as_ref())?;
+        let sent = self.scan.batches(games, validation.as_ref(), |b| {
+            Ok(self.tx.blocking_send(Ok(b)).is_ok())
+        })?;
         games.clear();
-        Ok(batches
-            .into_iter()
-            .all(|b| self.tx.blocking_send(Ok(b)).is_ok()))
+        Ok(sent)
     }
 }
 
@@ -710,32 +708,32 @@ struct Scan {
 }
 
 impl Scan {
-    /// The record batches of a chunk of games of `file`: one (games) or as many as the
-    /// plies need (at most `rows` rows each).
+    /// The record batches of a chunk of games, each handed to `emit` as it is built: one
+    /// (games) or as many as the plies need (at most `rows` rows each); `false` when `emit`
+    /// returned `false` (the query stopped reading).
     fn batches(
         &self,
         games: &[(&str, RawGame)],
         validation: Option<&Validation>,
-    ) -> datafusion::common::Result<Vec<RecordBatch>> {
+        mut emit: impl FnMut(RecordBatch) -> datafusion::common::Result<bool>,
+    ) -> datafusion::common::Result<bool> {
         let Some(projection) = &self.plies else {
             let reports = validation.map(|v| v.reports.as_slice());
-            return Ok(vec![self.batch(games, reports)?]);
+            return emit(self.batch(games, reports)?);
         };
         let Some(v) = validation else {
             return Err(DataFusionError::Internal(
                 "read_plies: plies without validation".into(),
             ));
         };
-        let all = plies_batch(games, v)?.project(projection)?;
-        let all = RecordBatch::try_new_with_options(
-            self.schema.clone(),
-            all.columns().to_vec(),
-            &RecordBatchOptions::new().with_row_count(Some(all.num_rows())),
-        )?;
-        Ok((0..all.num_rows())
-            .step_by(self.rows.max(1))
-            .map(|at| all.slice(at, self.rows.min(all.num_rows() - at)))
-            .collect())
+        plies_batches(games, v, self.rows, |b| {
+            let b = b.project(projection)?;
+            emit(RecordBatch::try_new_with_options(
+                self.schema.clone(),
+                b.columns().to_vec(),
+                &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+            )?)
+        })
     }
 
     /// One record batch of the projected columns for a chunk of games.

@@ -107,13 +107,19 @@ struct Derived<'a> {
 }
 
 /// The rows of [`read_plies_schema`] for the plies of a chunk of games (each with its
-/// file), validated with plies: the plies come game by game, as many per game as its
-/// report's `plies`.
-pub(crate) fn plies_batch(
+/// file), validated with plies, as batches of at most `rows` rows, each handed to `emit` as
+/// soon as it is built (so a chunk's batches are not all held at once); stops when `emit`
+/// returns `false` and returns `false` then. The plies come game by game, as many per game as
+/// its report's `plies`.
+///
+/// Errors: [`DataFusionError::Internal`](datafusion::common::DataFusionError) when the
+/// plies do not match the reports; those of `emit`.
+pub(crate) fn plies_batches(
     games: &[(&str, RawGame)],
     validation: &Validation,
-) -> datafusion::common::Result<RecordBatch> {
-    let plies = &validation.plies;
+    rows: usize,
+    mut emit: impl FnMut(RecordBatch) -> datafusion::common::Result<bool>,
+) -> datafusion::common::Result<bool> {
     // the game (index into `games`) of each ply row
     let owner: Vec<usize> = validation
         .reports
@@ -121,25 +127,53 @@ pub(crate) fn plies_batch(
         .enumerate()
         .flat_map(|(g, r)| std::iter::repeat_n(g, r.plies as usize))
         .collect();
-    if owner.len() != plies.len() || validation.reports.len() != games.len() {
+    let n = validation.plies.len();
+    if owner.len() != n || validation.reports.len() != games.len() {
         return Err(datafusion::common::DataFusionError::Internal(format!(
-            "read_plies: {} ply rows for {} plies reported",
-            plies.len(),
+            "read_plies: {n} ply rows for {} plies reported",
             owner.len()
         )));
     }
+    for at in (0..n).step_by(rows.max(1)) {
+        let batch = plies_batch(games, validation, &owner, at..(at + rows).min(n))?;
+        if !emit(batch)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The rows of [`read_plies_schema`] for the plies `range` of a validated chunk of games,
+/// `owner` the game of each ply (index into `games`).
+fn plies_batch(
+    games: &[(&str, RawGame)],
+    validation: &Validation,
+    owner: &[usize],
+    range: std::ops::Range<usize>,
+) -> datafusion::common::Result<RecordBatch> {
+    let all = &validation.plies;
+    let plies = &all[range.clone()];
+    // each FEN is read once: the position before a ply is the one after the ply before it
+    // (read one ply past the range for the last one)
+    let befores: Vec<Option<Setup>> = all[range.start..(range.end + 1).min(all.len())]
+        .iter()
+        .map(|p| Setup::parse_unchecked(&p.fen_before).ok())
+        .collect();
     let derived: Vec<Derived> = plies
         .iter()
         .enumerate()
-        .map(|(i, p)| {
-            let fen_after = if owner.get(i + 1) == Some(&owner[i]) {
-                Some(plies[i + 1].fen_before.as_str())
+        .map(|(k, p)| {
+            let i = range.start + k;
+            let (fen_after, after) = if owner.get(i + 1) == Some(&owner[i]) {
+                (Some(all[i + 1].fen_before.as_str()), befores[k + 1])
             } else {
-                validation.reports[owner[i]].final_fen.as_deref()
+                let fen = validation.reports[owner[i]].final_fen.as_deref();
+                (fen, fen.and_then(|f| Setup::parse_unchecked(f).ok()))
             };
-            derive(p, fen_after)
+            derive(p, befores[k].as_ref(), (fen_after, after))
         })
         .collect();
+    let owner = &owner[range];
     let notes = |i: usize, p: &PlyRow| {
         games
             .get(owner[i])
@@ -249,11 +283,14 @@ pub(crate) fn plies_batch(
     Ok(RecordBatch::try_new(read_plies_schema(), columns)?)
 }
 
-/// The piece, squares, captured piece, material and key of a ply, read from the FENs before
-/// and after it and its UCI (no move is generated or applied here: the pipeline did that).
-fn derive<'a>(p: &'a PlyRow, fen_after: Option<&'a str>) -> Derived<'a> {
-    let before = Setup::parse_unchecked(&p.fen_before).ok();
-    let mut after = fen_after.and_then(|f| Setup::parse_unchecked(f).ok());
+/// The piece, squares, captured piece, material and key of a ply, read from the positions
+/// before and after it (`p.fen_before` read, the FEN after and its position) and its UCI
+/// (no move is generated or applied here: the pipeline did that).
+fn derive<'a>(
+    p: &'a PlyRow,
+    before: Option<&Setup>,
+    (fen_after, mut after): (Option<&'a str>, Option<Setup>),
+) -> Derived<'a> {
     let squares = (p.uci.len() >= 4 && p.uci != crate::validate::NULL_UCI)
         .then(|| (&p.uci[0..2], &p.uci[2..4]));
     let (from, to) = match squares {
@@ -262,7 +299,6 @@ fn derive<'a>(p: &'a PlyRow, fen_after: Option<&'a str>) -> Derived<'a> {
     };
     let at = |sq: Option<&str>| {
         before
-            .as_ref()
             .zip(sq.and_then(parse_square))
             .and_then(|(s, q)| s.piece_at(q))
     };

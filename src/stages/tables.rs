@@ -431,16 +431,14 @@ pub fn states_to_setups(states: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> 
             let Some(s) = out.get_mut(&id.value(i)) else {
                 continue;
             };
-            for (sq, cell) in s.board.iter_mut().enumerate() {
+            // the occupied squares only, lowest first
+            let mut occupied = sets[0].value(i) | sets[1].value(i);
+            while occupied != 0 {
+                let sq = occupied.trailing_zeros() as usize;
+                occupied &= occupied - 1;
                 let on = |k: usize| sets[k].value(i) >> sq & 1 == 1;
-                let color = if on(0) {
-                    Color::White
-                } else if on(1) {
-                    Color::Black
-                } else {
-                    continue;
-                };
-                *cell = Role::ALL
+                let color = if on(0) { Color::White } else { Color::Black };
+                s.board[sq] = Role::ALL
                     .into_iter()
                     .find(|r| on(2 + *r as usize))
                     .map(|role| Piece { color, role });

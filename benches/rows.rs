@@ -1,0 +1,395 @@
+//! The rows of issue 15's table (BENCHMARKS.md, "The rows of issue 15") as whole processes.
+//! Each row runs this build's `sqlchess` binary, and python-chess where the row compares with
+//! it (the scripts of `benches/python/`, the two taking turns run by run), checks what it
+//! printed, and prints the figure the row names: the median wall time of the runs, the peak
+//! resident memory (the largest `VmHWM` of the process, read from `/proc` every 5 ms) and the
+//! row's rate or ratio, next to the row's target.
+//!
+//! The speed of the library rows (`legal_moves` full API and generation only, batch 10,000;
+//! one position with notation; one SAN move) is criterion's, in-process (`cargo bench --bench
+//! legal_moves`, `--bench pipelines`); here each is also run as a whole process (`moves
+//! --fens` of 10,000 positions, `moves` of one FEN, `fen_after` of one SAN move) for its peak
+//! memory and its time with start-up.
+//!
+//! Environment: `SQLCHESS_BENCH_RUNS` (runs per row, default 3); `SQLCHESS_BENCH_DEEP=1`
+//! (also perft 7, `moves --fens` of 1,000,000 positions and `validate` of the 1 GiB file:
+//! about 12 minutes more on 2 cores); `SQLCHESS_PYTHON` (a python with python-chess, default
+//! `python3`; rows against python-chess print a message instead when it cannot `import
+//! chess`); `SQLCHESS_SHARED_DATA` (the `validate` rows; left out without it). Arguments:
+//! substrings of row names, to run only those rows (`cargo bench --bench rows -- perft`).
+//!
+//! The SQL rows of issue 13 (`read_plies`, `read_pgn` with and without the rules) are here
+//! too, with the shared data.
+//!
+//! FEN inputs are `tests/data/oracle_positions.csv` cycled, written once under the target
+//! directory (`bench-fens-N.txt`).
+
+mod common;
+use common::{env_num, fens, median, one_gib_file, shared_data, standard_pgn_inputs, target_dir};
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// One run of a process: wall seconds, peak resident memory (MiB) and standard output.
+struct Measured {
+    wall: f64,
+    peak_mib: f64,
+    stdout: String,
+}
+
+/// Runs `program` with `args` to the end, polling its peak resident memory.
+///
+/// Panics when it cannot start or exits unsuccessfully (a bench's input is fixed).
+fn measure(program: &Path, args: &[String]) -> Measured {
+    let out_path = target_dir().join("bench-rows.stdout");
+    let out = std::fs::File::create(&out_path).expect("stdout file");
+    let start = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .stdout(out)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: {e}", program.display()));
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    let status = loop {
+        if let Some(kib) = std::fs::read_to_string(&status_file).ok().and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        }) {
+            peak_kib = peak_kib.max(kib);
+        }
+        match child.try_wait().expect("wait") {
+            Some(s) => break s,
+            None => std::thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    let wall = start.elapsed().as_secs_f64();
+    assert!(status.success(), "{} {args:?}: {status}", program.display());
+    Measured {
+        wall,
+        peak_mib: peak_kib as f64 / 1024.0,
+        stdout: std::fs::read_to_string(&out_path).unwrap_or_default(),
+    }
+}
+
+/// One row of the table.
+struct Row {
+    name: String,
+    /// The `sqlchess` arguments.
+    sqlchess: Vec<String>,
+    /// What the `sqlchess` output must contain.
+    expect: String,
+    /// What the row compares with, run by turns with it: a python-chess script (under
+    /// `benches/python/`) and its arguments, or other `sqlchess` arguments.
+    against: Option<Against>,
+    /// What the row's rate counts.
+    work: Work,
+    target: &'static str,
+}
+
+/// The other side of a row that compares.
+enum Against {
+    Python(Vec<String>),
+    Sqlchess(&'static str, Vec<String>),
+}
+
+/// What a row's rate counts.
+enum Work {
+    None,
+    /// A fixed number of units (nodes, positions) and their name.
+    Fixed(f64, &'static str),
+    /// Games: the rows of the report `sqlchess validate --out` wrote.
+    ReportRows,
+    /// The number `sqlchess sql --format csv` printed first, and its name.
+    Printed(&'static str),
+}
+
+/// The python that can `import chess`, if any.
+fn python_chess() -> Option<PathBuf> {
+    let python = PathBuf::from(std::env::var("SQLCHESS_PYTHON").unwrap_or("python3".into()));
+    let ok = Command::new(&python)
+        .args(["-c", "import chess"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then_some(python)
+}
+
+/// `bench-fens-N.txt`: the oracle positions cycled to `n` lines.
+fn fen_file(n: usize) -> String {
+    let path = target_dir().join(format!("bench-fens-{n}.txt"));
+    if !path.exists() {
+        let lines: Vec<String> = fens().into_iter().map(|(f, _)| f).collect();
+        let text: String = lines
+            .iter()
+            .cycle()
+            .take(n)
+            .flat_map(|l| [l.as_str(), "\n"])
+            .collect();
+        std::fs::write(&path, text).expect("write FENs");
+    }
+    path.display().to_string()
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn script(name: &str) -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/benches/python/").to_string() + name
+}
+
+/// The rows, deep ones with `deep`.
+fn rows(deep: bool) -> Vec<Row> {
+    let out = |ext: &str| {
+        target_dir()
+            .join(format!("bench-rows.{ext}"))
+            .display()
+            .to_string()
+    };
+    let perft = |depth: u32, nodes: u64, python: bool, target| Row {
+        name: format!("perft start {depth}"),
+        sqlchess: strings(&["perft", START, &depth.to_string()]),
+        expect: format!("nodes: {nodes}"),
+        against: python.then(|| Against::Python(vec![script("perft.py"), depth.to_string()])),
+        work: Work::Fixed(nodes as f64, "nodes"),
+        target,
+    };
+    let moves = |n: usize, python: bool, target| Row {
+        name: format!("moves --fens {n}"),
+        sqlchess: vec![
+            "moves".into(),
+            "--fens".into(),
+            fen_file(n),
+            "--out".into(),
+            out("csv"),
+        ],
+        expect: String::new(),
+        against: python.then(|| Against::Python(vec![script("moves.py"), fen_file(n)])),
+        work: Work::Fixed(n as f64, "positions"),
+        target,
+    };
+    let mut rows = vec![
+        perft(5, 4_865_609, true, "≥ 10× python-chess"),
+        perft(6, 119_060_324, false, "≤ 20 s, ≤ 2 GiB"),
+        moves(
+            1_000,
+            false,
+            "cost per position flat within ±20 % from 1k to 1M",
+        ),
+        moves(
+            10_000,
+            false,
+            "as the library row: ≥ 60,000 positions/s (criterion, in-process)",
+        ),
+        moves(20_000, true, "≥ 5× python-chess"),
+        moves(100_000, false, "cost per position flat within ±20 %"),
+        moves(300_000, false, "≤ 1 GiB"),
+        Row {
+            name: "moves, one position".into(),
+            sqlchess: strings(&["moves", START]),
+            expect: "Nf3".into(),
+            against: None,
+            work: Work::None,
+            target: "≤ 3 ms in-process (criterion); here with start-up",
+        },
+        Row {
+            name: "fen_after, one SAN move".into(),
+            sqlchess: vec![
+                "sql".into(),
+                format!("SELECT fen_after('{START}', 'Nf3') AS f"),
+                "--format".into(),
+                "csv".into(),
+            ],
+            expect: "5N2".into(),
+            against: None,
+            work: Work::None,
+            target: "≤ 1 ms in-process (criterion); here with start-up",
+        },
+    ];
+    let pgn = shared_data().join("pgn");
+    let files: Vec<String> = sqlchess::io::input::expand(&standard_pgn_inputs(&pgn))
+        .map(|v| v.into_iter().map(|i| i.name).collect())
+        .unwrap_or_default();
+    if !files.is_empty() {
+        let validate = [strings(&["validate", "--out", &out("csv")]), files.clone()].concat();
+        rows.push(Row {
+            name: "validate, shared standard PGN".into(),
+            sqlchess: validate.clone(),
+            expect: String::new(),
+            against: Some(Against::Python(
+                [vec![script("validate.py")], files].concat(),
+            )),
+            work: Work::ReportRows,
+            target: "≥ 15× python-chess",
+        });
+        // the standard files only: the glob leaves out `variants/`
+        let glob = format!("{}/[!v]*/*.pgn", pgn.display());
+        let sql = |query: String| strings(&["sql", &query, "--format", "csv"]);
+        rows.push(Row {
+            name: "read_plies, shared standard PGN".into(),
+            sqlchess: sql(format!(
+                "SELECT count(*), count(DISTINCT position_key) FROM read_plies('{glob}')"
+            )),
+            expect: String::new(),
+            against: None,
+            work: Work::Printed("plies"),
+            target: "≥ 200,000 plies/s (issue 13)",
+        });
+        rows.push(Row {
+            name: "read_pgn full rules, shared standard PGN".into(),
+            sqlchess: sql(format!(
+                "SELECT count(*), count(DISTINCT final_status) FROM read_pgn('{glob}')"
+            )),
+            expect: String::new(),
+            against: Some(Against::Sqlchess("validate", validate.clone())),
+            work: Work::Printed("games"),
+            target: "at least as fast as validate (issue 13)",
+        });
+    } else {
+        println!(
+            "rows: {} not found: the validate rows are left out",
+            pgn.display()
+        );
+    }
+    if deep {
+        rows.push(perft(7, 3_195_901_860, false, "exact, ≤ 10 min, ≤ 4 GiB"));
+        rows.push(moves(1_000_000, false, "≤ 1 GiB, cost per position flat"));
+        if pgn.is_dir() {
+            let big = one_gib_file(&standard_pgn_inputs(&pgn));
+            let file = big.display().to_string();
+            rows.push(Row {
+                name: "read_pgn tags only, 1 GiB file".into(),
+                sqlchess: strings(&[
+                    "sql",
+                    &format!("SELECT count(*), count(DISTINCT white) FROM read_pgn('{file}')"),
+                    "--format",
+                    "csv",
+                ]),
+                expect: String::new(),
+                against: None,
+                work: Work::Printed("games"),
+                target: "≥ 50,000 games/s (issue 13)",
+            });
+            rows.push(Row {
+                name: "read_pgn full rules, 1 GiB file".into(),
+                sqlchess: strings(&[
+                    "sql",
+                    &format!(
+                        "SELECT count(*), count(DISTINCT final_status) FROM read_pgn('{file}')"
+                    ),
+                    "--format",
+                    "csv",
+                ]),
+                expect: String::new(),
+                against: None,
+                work: Work::Printed("games"),
+                target: "≥ validate's games/s, < 1 GiB (issue 13)",
+            });
+            rows.push(Row {
+                name: "validate, 1 GiB file".into(),
+                sqlchess: strings(&["validate", &big.display().to_string(), "--out", &out("csv")]),
+                expect: String::new(),
+                against: None,
+                work: Work::ReportRows,
+                target: "≥ 10,000 games/s, ≤ 1 GiB",
+            });
+        }
+    }
+    rows
+}
+
+fn main() {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let runs = env_num("SQLCHESS_BENCH_RUNS", 3);
+    let deep = std::env::var("SQLCHESS_BENCH_DEEP").is_ok_and(|v| v == "1");
+    let sqlchess = PathBuf::from(env!("CARGO_BIN_EXE_sqlchess"));
+    let python = python_chess();
+    if python.is_none() {
+        println!(
+            "rows: no python with python-chess (SQLCHESS_PYTHON, pip install chess): those figures are left out"
+        );
+    }
+    let mut per_position: Vec<(usize, f64)> = vec![];
+    let report = target_dir().join("bench-rows.csv");
+    for row in rows(deep) {
+        if !filters.is_empty() && !filters.iter().any(|f| row.name.contains(f.as_str())) {
+            continue;
+        }
+        // the other side's program and label, when it can run here
+        let other = match &row.against {
+            Some(Against::Python(args)) => python.clone().map(|p| (p, args, "python-chess")),
+            Some(Against::Sqlchess(label, args)) => Some((sqlchess.clone(), args, *label)),
+            None => None,
+        };
+        let (mut ours, mut theirs, mut peak, mut their_peak) = (vec![], vec![], 0f64, 0f64);
+        let mut printed = String::new();
+        for _ in 0..runs {
+            let m = measure(&sqlchess, &row.sqlchess);
+            assert!(
+                m.stdout.contains(&row.expect),
+                "{}: output lacks {:?}",
+                row.name,
+                row.expect
+            );
+            ours.push(m.wall);
+            peak = peak.max(m.peak_mib);
+            printed = m.stdout;
+            if let Some((program, args, _)) = &other {
+                let t = measure(program, args);
+                theirs.push(t.wall);
+                their_peak = their_peak.max(t.peak_mib);
+            }
+        }
+        let wall = median(ours);
+        let mut line = format!("{}: {wall:.3} s, peak {peak:.0} MiB", row.name);
+        let work = match row.work {
+            Work::None => None,
+            Work::Fixed(units, name) => Some((units, name)),
+            Work::ReportRows => {
+                let report = std::fs::read_to_string(&report).unwrap_or_default();
+                Some((report.lines().count().saturating_sub(1) as f64, "games"))
+            }
+            Work::Printed(name) => printed
+                .lines()
+                .nth(1)
+                .and_then(|l| l.split(',').next())
+                .and_then(|n| n.trim().parse::<f64>().ok())
+                .map(|n| (n, name)),
+        };
+        if let Some((units, name)) = work {
+            line += &format!(", {:.0} {name}/s", units / wall);
+            if name == "positions" {
+                per_position.push((units as usize, wall / units * 1e6));
+                line += &format!(" ({:.1} µs each)", wall / units * 1e6);
+            }
+        }
+        if let Some((_, _, label)) = &other {
+            let t = median(theirs);
+            line += &format!(
+                "; {label} {t:.3} s, peak {their_peak:.0} MiB: {:.2}× faster",
+                t / wall
+            );
+        }
+        println!("{line}; target: {} ({runs} run(s))", row.target);
+    }
+    if let Some(&(_, base)) = per_position.iter().find(|(n, _)| *n == 100_000) {
+        let spread: Vec<String> = per_position
+            .iter()
+            .map(|(n, us)| format!("{n}: {:+.0} %", (us / base - 1.0) * 100.0))
+            .collect();
+        println!(
+            "moves --fens, cost per position against 100,000: {}",
+            spread.join(", ")
+        );
+    }
+}

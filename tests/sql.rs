@@ -937,6 +937,48 @@ async fn read_plies_streams_several_files_and_zstd() {
     }
 }
 
+/// Under a LIMIT the scan validates small chunks of games first, growing (batch size 32: 2,
+/// 8, then 32 games): a LIMIT larger than the table still gives every ply, and LIMIT 5 the
+/// first five plies of the first game.
+#[tokio::test(flavor = "multi_thread")]
+async fn read_plies_under_a_limit_grows_its_chunks() {
+    let ctx = SessionContext::new_with_config(
+        datafusion::prelude::SessionConfig::new()
+            .with_target_partitions(1)
+            .with_batch_size(32),
+    );
+    sql::register(&ctx);
+    let (_, want) = tsv("queries_plies.tsv");
+    let all = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT count(*), sum(ply) FROM \
+                 (SELECT ply FROM read_plies('{}') LIMIT 1000000)",
+                queries_pgn()
+            ),
+        )
+        .await,
+    );
+    let plies: u64 = want.iter().map(|w| w[1].parse::<u64>().expect("ply")).sum();
+    assert_eq!(all, [[want.len().to_string(), plies.to_string()]]);
+    let first = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT game_index, ply, san FROM read_plies('{}') LIMIT 5",
+                queries_pgn()
+            ),
+        )
+        .await,
+    );
+    let expected: Vec<Vec<String>> = want[..5]
+        .iter()
+        .map(|w| vec![w[0].clone(), w[1].clone(), w[4].clone()])
+        .collect();
+    assert_eq!(first, expected);
+}
+
 fn check_plies_per_file(dir: &std::path::Path, got: Vec<Vec<String>>) {
     let (_, want) = tsv("queries_plies.tsv");
     let ep = want.iter().filter(|w| w[14] == "true").count();

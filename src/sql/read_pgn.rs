@@ -658,7 +658,7 @@ impl ExecutionPlan for PgnScanExec {
                         if !flush.send(&rt, &mut games)? {
                             return Ok(());
                         }
-                        chunk = (chunk * 4).min(full);
+                        chunk = chunk.saturating_mul(4).min(full);
                     }
                 }
             }

@@ -79,8 +79,8 @@ fn measure(program: &Path, args: &[String]) -> Measured {
         args.first().is_some_and(|a| a == "validate") && status.code() == Some(1);
     if !status.success() && !validate_found_illegal {
         let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
-        let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        let lines: Vec<&str> = stderr.lines().collect();
+        let tail = &lines[lines.len().saturating_sub(5)..];
         panic!(
             "{} {args:?}: {status}\n{}",
             program.display(),

@@ -58,6 +58,10 @@ pub enum Error {
     /// Bad command-line or API argument.
     #[error("{0}")]
     Usage(String),
+    /// A cluster could not be started, reached or used (feature `ballista`, `crate::cluster`),
+    /// or a cluster command was given to a build without that feature.
+    #[error("cluster: {0}")]
+    Cluster(String),
     /// A broken invariant of the crate (a bug, not bad input): a lock poisoned by a panic in
     /// another thread, a worker thread that panicked, a stage output without a row the code
     /// relies on. The text says which.

@@ -14,11 +14,14 @@
 //!   seed statement's replica), [`profile`] (per-stage figures, EXPLAIN);
 //! - [`io`]: PGN inputs and report writers;
 //! - [`sql`]: SQL over games for users: `read_pgn` and the chess functions on a DataFusion
-//!   session.
+//!   session, and the codecs that let its plans travel;
+//! - `cluster` (feature `ballista`): the same SQL on a Ballista scheduler and executors.
 //!
 //! The command line (`src/cli/`) sits on top and is not part of the library.
 
 pub mod chess;
+#[cfg(feature = "ballista")]
+pub mod cluster;
 pub mod engine;
 pub mod error;
 pub mod io;

@@ -1093,3 +1093,128 @@ async fn split_files_read_as_one_partition() {
     );
     assert!(!text.contains("ranges="), "{text}");
 }
+
+/// The rows of `plan` after a trip through bytes: the logical plan with
+/// [`sql::ChessLogicalCodec`], the physical plan with [`sql::ChessPhysicalCodec`]; both sorted.
+async fn rows_after_the_trip(
+    ctx: &SessionContext,
+    q: &str,
+) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
+    use datafusion_proto::bytes::{
+        logical_plan_from_bytes_with_extension_codec, logical_plan_to_bytes_with_extension_codec,
+        physical_plan_from_bytes_with_extension_codec, physical_plan_to_bytes_with_extension_codec,
+    };
+    let df = ctx.sql(q).await.expect("plan");
+    let logical = sql::ChessLogicalCodec::default();
+    let bytes = logical_plan_to_bytes_with_extension_codec(df.logical_plan(), &logical)
+        .unwrap_or_else(|e| panic!("{q}: {e}"));
+    let back = logical_plan_from_bytes_with_extension_codec(&bytes, &ctx.task_ctx(), &logical)
+        .expect("logical plan from bytes");
+    let mut from_logical = rows(
+        &ctx.execute_logical_plan(back)
+            .await
+            .expect("plan")
+            .collect()
+            .await
+            .expect("run"),
+    );
+    let physical = sql::ChessPhysicalCodec::default();
+    let plan = df.create_physical_plan().await.expect("physical plan");
+    let bytes = physical_plan_to_bytes_with_extension_codec(plan, &physical)
+        .unwrap_or_else(|e| panic!("{q}: {e}"));
+    let back = physical_plan_from_bytes_with_extension_codec(&bytes, &ctx.task_ctx(), &physical)
+        .expect("physical plan from bytes");
+    let mut from_physical = rows(&collect(back, ctx.task_ctx()).await.expect("run"));
+    from_logical.sort();
+    from_physical.sort();
+    (from_logical, from_physical)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plans_travel_through_the_codecs() {
+    let ctx = SessionContext::new_with_config(
+        datafusion::prelude::SessionConfig::new().with_target_partitions(2),
+    );
+    sql::register(&ctx);
+    // byte ranges of one file travel too
+    query(&ctx, "SET sqlchess.split_bytes = 2000").await;
+    let fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+    for q in [
+        format!(
+            "SELECT final_status, count(*) AS n, sum(plies) AS p FROM read_pgn('{}') GROUP BY 1",
+            queries_pgn()
+        ),
+        format!(
+            "SELECT white, count(*) FROM read_pgn('{}') GROUP BY 1",
+            data("pgn").display()
+        ),
+        format!(
+            "SELECT piece, count(*), sum(position_key % 1000) FROM read_plies('{}') GROUP BY 1",
+            queries_pgn()
+        ),
+        format!("SELECT uci, san, is_check FROM legal_moves('{fen}')"),
+        format!(
+            "SELECT position_status(final_fen), count(*) FROM read_pgn('{}') GROUP BY 1",
+            sample()
+        ),
+    ] {
+        let mut want = rows(&query(&ctx, &q).await);
+        want.sort();
+        assert!(!want.is_empty(), "{q}");
+        let (logical, physical) = rows_after_the_trip(&ctx, &q).await;
+        assert_eq!(logical, want, "logical plan of {q}");
+        assert_eq!(physical, want, "physical plan of {q}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plans_that_travel_need_absolute_paths_and_name_where_a_file_is_missing() {
+    use datafusion_proto::bytes::{
+        logical_plan_to_bytes_with_extension_codec, physical_plan_from_bytes_with_extension_codec,
+        physical_plan_to_bytes_with_extension_codec,
+    };
+    let ctx = sql::context();
+    // tests run in the package root: a relative path that the local session reads
+    let df = ctx
+        .sql("SELECT count(*) FROM read_pgn('tests/data/pgn/sample.pgn')")
+        .await
+        .expect("plan");
+    let err = logical_plan_to_bytes_with_extension_codec(
+        df.logical_plan(),
+        &sql::ChessLogicalCodec::default(),
+    )
+    .expect_err("a relative path does not travel")
+    .to_string();
+    assert!(
+        err.contains("tests/data/pgn/sample.pgn") && err.contains("absolute"),
+        "{err}"
+    );
+    // a file there when planned, gone when the scan runs elsewhere
+    let dir = temp_dir("codec-missing");
+    let file = dir.join("gone.pgn");
+    std::fs::copy(sample(), &file).expect("copy");
+    let df = ctx
+        .sql(&format!(
+            "SELECT count(*) FROM read_pgn('{}')",
+            file.display()
+        ))
+        .await
+        .expect("plan");
+    let plan = df.create_physical_plan().await.expect("physical plan");
+    let bytes =
+        physical_plan_to_bytes_with_extension_codec(plan, &sql::ChessPhysicalCodec::default())
+            .expect("encode");
+    std::fs::remove_file(&file).expect("remove");
+    let codec = sql::ChessPhysicalCodec::default().with_site("executor test-7");
+    let plan = physical_plan_from_bytes_with_extension_codec(&bytes, &ctx.task_ctx(), &codec)
+        .expect("decoding reads no file");
+    let err = collect(plan, ctx.task_ctx())
+        .await
+        .expect_err("the file is gone")
+        .to_string();
+    assert!(
+        err.contains(&file.display().to_string()) && err.contains("executor test-7"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -18,6 +18,7 @@ macro_rules! out {
     }};
 }
 
+mod cluster;
 mod interrupt;
 mod moves;
 mod perft;
@@ -89,7 +90,14 @@ enum Command {
         /// Write the rows here instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Run on a Ballista cluster: its scheduler's URL, df://HOST:PORT (feature
+        /// `ballista`; paths in the query must be absolute and readable by every executor).
+        #[arg(long, value_name = "URL")]
+        cluster: Option<String>,
     },
+    /// Run a node of a Ballista cluster (feature `ballista`): a scheduler, or an executor.
+    #[command(subcommand)]
+    Cluster(cluster::Command),
 }
 
 /// Exit status of an error that stops a command (usage, I/O, pipeline).
@@ -142,7 +150,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             file,
             format,
             out,
-        } => sql::run(query, file, format, out).await,
+            cluster,
+        } => sql::run(query, file, format, out, cluster).await,
+        Command::Cluster(command) => cluster::run(command).await,
     }
 }
 

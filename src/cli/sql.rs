@@ -2,12 +2,14 @@
 //!
 //! Statements come from the QUERY argument, a file (`-f`), or standard input (with a
 //! one-line hint on stderr when it is a terminal); several
-//! statements separated by `;` run in order on one session ([`sqlchess::sql::context`]), so
+//! statements separated by `;` run in order on one session ([`sqlchess::sql::context`], or
+//! with `--cluster df://HOST:PORT` a client of a Ballista cluster, `sqlchess::cluster`), so
 //! `CREATE VIEW` / `CREATE TABLE AS` are seen by the statements after them. In table format
 //! the rows of every statement that returns columns are printed (arrow's pretty printer);
 //! in the file formats (csv, json, parquet, arrow) the last statement's rows are written,
-//! batch by batch. `COPY (query) TO 'x.parquet'` is run by our Parquet writer (DataFusion is
-//! built without its Parquet feature); other COPY targets by DataFusion.
+//! batch by batch. `COPY (query) TO 'x.parquet'` is run by our Parquet writer (the one of
+//! `validate`'s reports, zstd; on a cluster the rows come back and are written here); other
+//! COPY targets by DataFusion.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -54,6 +56,7 @@ pub async fn run(
     file: Option<PathBuf>,
     format: Option<SqlFormat>,
     out: Option<PathBuf>,
+    cluster: Option<String>,
 ) -> Result<ExitCode> {
     let text = match (query, &file) {
         (Some(q), None) => q,
@@ -91,7 +94,13 @@ pub async fn run(
         (None, None) => SqlFormat::Table,
     };
     let statements = DFParser::parse_sql(&text).map_err(|e| Error::DataFusion(e.into()))?;
-    let ctx = sqlchess::sql::context();
+    let ctx = match cluster {
+        None => sqlchess::sql::context(),
+        #[cfg(feature = "ballista")]
+        Some(url) => sqlchess::cluster::connect(&url).await?,
+        #[cfg(not(feature = "ballista"))]
+        Some(_) => return Err(crate::cluster::without_ballista()),
+    };
     let last = statements.len().saturating_sub(1);
     for (i, statement) in statements.into_iter().enumerate() {
         if let Some(()) = copy_to_parquet(&ctx, &statement).await? {

@@ -16,7 +16,7 @@
 //! DataFusion running partitions (batches) on several threads, each with its own engine.
 
 use std::fmt;
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use crate::engine::{Engine, thread_runtime};
 use crate::error::{Error, Result};
@@ -53,6 +53,16 @@ impl fmt::Debug for EnginePool {
 }
 
 impl EnginePool {
+    /// The process's pool: [`super::register`] and the codecs' decoded scans
+    /// ([`super::codec`]) share it, so a process never plans more engines than it has
+    /// cores, however many sessions it serves.
+    pub(crate) fn shared() -> Arc<EnginePool> {
+        static SHARED: OnceLock<Arc<EnginePool>> = OnceLock::new();
+        SHARED
+            .get_or_init(|| Arc::new(EnginePool::default()))
+            .clone()
+    }
+
     /// An idle engine, or a newly planned one (planned on `rt`) while fewer than the limit
     /// exist, else the next one given back. Errors: planning a new engine;
     /// [`Error::Internal`] when the pool's lock is poisoned.

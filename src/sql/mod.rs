@@ -37,9 +37,11 @@
 //! This module is the user-facing layer; the stage plumbing it runs on is
 //! [`crate::session`].
 
+pub mod codec;
 pub mod engines;
 pub mod functions;
 mod legal_moves;
+mod ranges;
 mod read_pgn;
 mod read_plies;
 
@@ -48,6 +50,7 @@ use std::sync::Arc;
 use datafusion::config::ConfigExtension;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
+pub use codec::{ChessLogicalCodec, ChessPhysicalCodec};
 pub use functions::ChessFunction;
 pub use legal_moves::{LegalMoves, legal_moves_schema};
 pub use read_pgn::{PgnScanExec, PgnTable, ReadPgn, read_pgn_schema};
@@ -72,8 +75,8 @@ impl ConfigExtension for ChessOptions {
 /// Registers the chess tables and functions on `ctx`: the table functions `read_pgn`,
 /// `read_plies`, `legal_moves` and
 /// the scalar functions of [`functions`] (`fen_after`, `is_legal`, `position_status`,
-/// `position_key`, `epd`, `material`, `fen_error`, `legal_moves_list`). They share one pool
-/// of engines. Adds the [`ChessOptions`] to the session's configuration when it has none.
+/// `position_key`, `epd`, `material`, `fen_error`, `legal_moves_list`). They share the
+/// process's pool of engines (at most one per core, whatever the number of sessions). Adds the [`ChessOptions`] to the session's configuration when it has none.
 pub fn register(ctx: &SessionContext) {
     {
         let state = ctx.state_ref();
@@ -83,7 +86,7 @@ pub fn register(ctx: &SessionContext) {
             options.extensions.insert(ChessOptions::default());
         }
     }
-    let pool = Arc::new(engines::EnginePool::default());
+    let pool = engines::EnginePool::shared();
     ctx.register_udtf("read_pgn", Arc::new(ReadPgn::new(pool.clone())));
     ctx.register_udtf("read_plies", Arc::new(ReadPlies::new(pool.clone())));
     ctx.register_udtf("legal_moves", Arc::new(LegalMoves::new(pool.clone())));

@@ -37,9 +37,11 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
     SendableRecordBatchStream,
 };
+use futures::TryStreamExt;
 
 use super::ChessOptions;
 use super::engines::EnginePool;
+use super::ranges::{planned_ranges, ranges_of, ranges_plan};
 use super::read_plies::{plies_batches, read_plies_schema};
 use crate::chess::outcome::FinalStatus;
 use crate::engine::thread_runtime;
@@ -263,11 +265,11 @@ impl TableFunctionImpl for ReadPgn {
         &self,
         args: TableFunctionArgs,
     ) -> datafusion::common::Result<Arc<dyn TableProvider>> {
-        Ok(Arc::new(PgnTable {
-            inputs: path_inputs("read_pgn", &args)?,
-            pool: self.pool.clone(),
-            plies: false,
-        }))
+        Ok(Arc::new(PgnTable::new(
+            path_inputs("read_pgn", &args)?,
+            self.pool.clone(),
+            false,
+        )))
     }
 }
 
@@ -289,13 +291,19 @@ pub struct PgnTable {
 }
 
 impl PgnTable {
-    /// The plies table (`read_plies`) of `inputs`.
-    pub(crate) fn plies(inputs: Vec<Input>, pool: Arc<EnginePool>) -> PgnTable {
+    /// The table of `inputs`: `read_plies` when `plies`, else `read_pgn`.
+    pub(crate) fn new(inputs: Vec<Input>, pool: Arc<EnginePool>, plies: bool) -> PgnTable {
         PgnTable {
             inputs,
             pool,
-            plies: true,
+            plies,
         }
+    }
+
+    /// Whether the rows are plies (`read_plies`) rather than games (`read_pgn`).
+    #[must_use]
+    pub fn is_plies(&self) -> bool {
+        self.plies
     }
 
     /// The files read.
@@ -414,14 +422,32 @@ fn partitions(
         .collect())
 }
 
-/// The scan of `read_pgn`: one partition per group of files or byte ranges of files
-/// ([`PgnRange`]), the projected columns only, the rules only when a rules column is
-/// projected.
+/// What a [`PgnScanExec`] reads and builds: everything of it but its engines.
+#[derive(Debug, Clone)]
+pub(crate) struct ScanParts {
+    /// The files read.
+    pub inputs: Vec<Input>,
+    /// What each partition reads: the ranges plan ([`super::ranges`]).
+    pub ranges: Arc<dyn ExecutionPlan>,
+    /// The projected columns of the full schema.
+    pub projection: Vec<usize>,
+    /// Games per pipeline run and rows per batch.
+    pub batch_games: usize,
+    /// Rows are plies (`read_plies`).
+    pub plies: bool,
+    /// Under a LIMIT (small first chunks).
+    pub limited: bool,
+}
+
+/// The scan of `read_pgn` and `read_plies`: one partition per group of files or byte ranges
+/// of files ([`PgnRange`]), the projected columns only, the rules only when a rules column
+/// is projected. Its one input is the plan of the ranges each partition reads
+/// ([`super::ranges`]): partition `i` of the scan reads the ranges of partition `i` of it.
 #[derive(Debug)]
 pub struct PgnScanExec {
     inputs: Vec<Input>,
-    /// What each partition reads, in order.
-    partitions: Vec<Vec<PgnRange>>,
+    /// What each partition reads ([`super::ranges`]).
+    ranges: Arc<dyn ExecutionPlan>,
     projection: Vec<usize>,
     schema: SchemaRef,
     rules: bool,
@@ -432,6 +458,9 @@ pub struct PgnScanExec {
     /// The query reads only some rows (a LIMIT reached the scan): the first chunks of
     /// games are small, so the first rows come soon.
     limited: bool,
+    /// Where the scan runs when its plan came from elsewhere (a cluster's executor), for
+    /// its errors.
+    site: Option<String>,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
 }
@@ -449,6 +478,39 @@ impl PgnScanExec {
         let name = if plies { "read_plies" } else { "read_pgn" };
         let groups = partitions(&inputs, target_partitions, split_bytes)
             .map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
+        let ranges = ranges_plan(&inputs, &groups)?;
+        PgnScanExec::from_parts(
+            ScanParts {
+                inputs,
+                ranges,
+                projection,
+                batch_games,
+                plies,
+                limited: false,
+            },
+            pool,
+            None,
+        )
+    }
+
+    /// The scan of `parts`, as planned elsewhere (a plan decoded by
+    /// [`super::codec::ChessPhysicalCodec`]); `site` names where it runs in its errors
+    /// (e.g. `executor 127.0.0.1:50051`). Nothing is read until it executes.
+    ///
+    /// Errors: a projection outside the schema.
+    pub(crate) fn from_parts(
+        parts: ScanParts,
+        pool: Arc<EnginePool>,
+        site: Option<String>,
+    ) -> datafusion::common::Result<PgnScanExec> {
+        let ScanParts {
+            inputs,
+            ranges,
+            projection,
+            batch_games,
+            plies,
+            limited,
+        } = parts;
         let full = if plies {
             read_plies_schema()
         } else {
@@ -461,29 +523,45 @@ impl PgnScanExec {
                 .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_rules()));
         let properties = Arc::new(PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
-            Partitioning::UnknownPartitioning(groups.len().max(1)),
+            Partitioning::UnknownPartitioning(
+                ranges.properties().output_partitioning().partition_count(),
+            ),
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
         Ok(PgnScanExec {
             inputs,
-            partitions: groups,
+            ranges,
             projection,
             schema,
             rules,
             batch_games: batch_games.max(1),
             pool,
             plies,
-            limited: false,
+            limited,
+            site,
             properties,
             metrics: ExecutionPlanMetricsSet::new(),
         })
     }
 
+    /// What the scan reads and builds, without its engines: what a plan that travels
+    /// carries ([`super::codec`]).
+    pub(crate) fn parts(&self) -> ScanParts {
+        ScanParts {
+            inputs: self.inputs.clone(),
+            ranges: self.ranges.clone(),
+            projection: self.projection.clone(),
+            batch_games: self.batch_games,
+            plies: self.plies,
+            limited: self.limited,
+        }
+    }
+
     /// What each partition reads: whole files and byte ranges of large plain files, each
     /// with the file index of its first game.
-    pub fn partitions(&self) -> &[Vec<PgnRange>] {
-        &self.partitions
+    pub fn partitions(&self) -> Vec<Vec<PgnRange>> {
+        planned_ranges(&self.ranges, &self.inputs)
     }
 
     /// Whether the scan runs the rules (a rules column is projected).
@@ -495,30 +573,35 @@ impl PgnScanExec {
     pub fn inputs(&self) -> &[Input] {
         &self.inputs
     }
-}
 
-impl PgnScanExec {
-    /// The partitions as `[file:start..end@first_game, …]` each (`end` empty: to the end).
-    fn ranges_text(&self) -> String {
-        self.partitions
-            .iter()
-            .map(|p| {
-                let r: Vec<String> = p
-                    .iter()
-                    .map(|r| {
-                        format!(
-                            "{}:{}..{}@{}",
-                            r.input.name,
-                            r.start,
-                            r.end.map(|e| e.to_string()).unwrap_or_default(),
-                            r.first_game
-                        )
-                    })
-                    .collect();
-                format!("[{}]", r.join(", "))
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
+    /// The partitions as `[file:start..end@first_game, …]` each (`end` empty: to the end),
+    /// when some range is less than a whole file.
+    fn ranges_text(&self) -> Option<String> {
+        let partitions = self.partitions();
+        if partitions.iter().flatten().all(PgnRange::is_whole) {
+            return None;
+        }
+        Some(
+            partitions
+                .iter()
+                .map(|p| {
+                    let r: Vec<String> = p
+                        .iter()
+                        .map(|r| {
+                            format!(
+                                "{}:{}..{}@{}",
+                                r.input.name,
+                                r.start,
+                                r.end.map(|e| e.to_string()).unwrap_or_default(),
+                                r.first_game
+                            )
+                        })
+                        .collect();
+                    format!("[{}]", r.join(", "))
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
     }
 }
 
@@ -540,15 +623,15 @@ impl DisplayAs for PgnScanExec {
                     self.rules,
                     cols.join(", ")
                 )?;
-                if self.partitions.iter().flatten().any(|r| !r.is_whole()) {
-                    write!(f, ", ranges=[{}]", self.ranges_text())?;
+                if let Some(ranges) = self.ranges_text() {
+                    write!(f, ", ranges=[{ranges}]")?;
                 }
                 Ok(())
             }
             DisplayFormatType::TreeRender => {
                 write!(f, "files={}\nrules={}", self.inputs.len(), self.rules)?;
-                if self.partitions.iter().flatten().any(|r| !r.is_whole()) {
-                    write!(f, "\nranges={}", self.ranges_text())?;
+                if let Some(ranges) = self.ranges_text() {
+                    write!(f, "\nranges={ranges}")?;
                 }
                 Ok(())
             }
@@ -566,7 +649,12 @@ impl ExecutionPlan for PgnScanExec {
     }
 
     fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
-        vec![]
+        vec![&self.ranges]
+    }
+
+    /// The ranges are work to share out, not rows to spread: no repartitioning below.
+    fn benefits_from_input_partitioning(&self) -> Vec<bool> {
+        vec![false]
     }
 
     fn apply_expressions(
@@ -576,11 +664,25 @@ impl ExecutionPlan for PgnScanExec {
         Ok(TreeNodeRecursion::Continue)
     }
 
+    /// The same scan over other ranges (a task's share of the partitions).
     fn with_new_children(
         self: Arc<Self>,
-        _children: Vec<Arc<dyn ExecutionPlan>>,
+        children: Vec<Arc<dyn ExecutionPlan>>,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
-        Ok(self)
+        let [ranges] = children.as_slice() else {
+            return Err(DataFusionError::Internal(format!(
+                "PgnScanExec has one input, given {}",
+                children.len()
+            )));
+        };
+        Ok(Arc::new(PgnScanExec::from_parts(
+            ScanParts {
+                ranges: ranges.clone(),
+                ..self.parts()
+            },
+            self.pool.clone(),
+            self.site.clone(),
+        )?))
     }
 
     fn metrics(&self) -> Option<MetricsSet> {
@@ -590,13 +692,17 @@ impl ExecutionPlan for PgnScanExec {
     fn execute(
         &self,
         partition: usize,
-        _context: Arc<TaskContext>,
+        context: Arc<TaskContext>,
     ) -> datafusion::common::Result<SendableRecordBatchStream> {
+        let partitions = self.properties.output_partitioning().partition_count();
+        if partition >= partitions {
+            return Err(DataFusionError::Internal(format!(
+                "PgnScanExec: partition {partition} of {partitions}"
+            )));
+        }
         let mut builder = RecordBatchReceiverStream::builder(self.schema.clone(), 2);
-        let Some(group) = self.partitions.get(partition).cloned() else {
-            // no files: the one partition is empty
-            return Ok(builder.build());
-        };
+        let ranges = self.ranges.execute(partition, context)?;
+        let inputs = self.inputs.clone();
         let flush = Flush {
             scan: Scan {
                 cols: self
@@ -625,47 +731,62 @@ impl ExecutionPlan for PgnScanExec {
         } else {
             full
         };
-        builder.spawn_blocking(move || {
-            let df = |e: crate::Error| DataFusionError::External(Box::new(e));
-            let rt = thread_runtime().map_err(df)?;
-            // games of several files go into one chunk: fewer, larger pipeline runs
-            let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(full.min(65_536));
-            for range in &group {
-                let input = &range.input;
-                let first = usize::try_from(range.first_game).unwrap_or(usize::MAX);
-                let reader = input
-                    .open_range(range.start, range.end, &ByteCounter::new())
-                    .map_err(df)?;
-                let read = if flush.scan.plies.is_some() {
-                    PgnReader::with_notes(reader)
-                } else {
-                    PgnReader::new(reader)
+        let name = if self.plies { "read_plies" } else { "read_pgn" };
+        let site = self.site.clone();
+        // the ranges on the caller's runtime (an input plan may need its drivers), then the
+        // reading, parsing and rules on a blocking thread
+        builder.spawn(async move {
+            let batches: Vec<RecordBatch> = ranges.try_collect().await?;
+            let group = ranges_of(&batches, &inputs)?;
+            tokio::task::spawn_blocking(move || {
+                let df = |e: crate::Error| DataFusionError::External(Box::new(e));
+                // a file that cannot be read: named with the scan and, on a cluster, the executor
+                let io = |e: crate::Error| match &site {
+                    Some(site) => DataFusionError::Execution(format!("{name} on {site}: {e}")),
+                    None => df(e),
                 };
-                for next in read {
-                    match next {
-                        Ok(mut g) => {
-                            g.index = g.index.saturating_add(first);
-                            games.push((input.name.as_str(), g));
+                let rt = thread_runtime().map_err(df)?;
+                // games of several files go into one chunk: fewer, larger pipeline runs
+                let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(full.min(65_536));
+                for range in &group {
+                    let input = &range.input;
+                    let first = usize::try_from(range.first_game).unwrap_or(usize::MAX);
+                    let reader = input
+                        .open_range(range.start, range.end, &ByteCounter::new())
+                        .map_err(io)?;
+                    let read = if flush.scan.plies.is_some() {
+                        PgnReader::with_notes(reader)
+                    } else {
+                        PgnReader::new(reader)
+                    };
+                    for next in read {
+                        match next {
+                            Ok(mut g) => {
+                                g.index = g.index.saturating_add(first);
+                                games.push((input.name.as_str(), g));
+                            }
+                            Err(PgnError::Io(e)) => {
+                                return Err(io(crate::Error::Io {
+                                    path: input.name.clone(),
+                                    source: e,
+                                }));
+                            }
                         }
-                        Err(PgnError::Io(e)) => {
-                            return Err(df(crate::Error::Io {
-                                path: input.name.clone(),
-                                source: e,
-                            }));
+                        if games.len() >= chunk {
+                            if !flush.send(&rt, &mut games)? {
+                                return Ok(());
+                            }
+                            chunk = chunk.saturating_mul(4).min(full);
                         }
-                    }
-                    if games.len() >= chunk {
-                        if !flush.send(&rt, &mut games)? {
-                            return Ok(());
-                        }
-                        chunk = chunk.saturating_mul(4).min(full);
                     }
                 }
-            }
-            if !games.is_empty() {
-                flush.send(&rt, &mut games)?;
-            }
-            Ok(())
+                if !games.is_empty() {
+                    flush.send(&rt, &mut games)?;
+                }
+                Ok(())
+            })
+            .await
+            .map_err(|e| DataFusionError::External(Box::new(e)))?
         });
         Ok(builder.build())
     }

@@ -353,9 +353,10 @@ impl TableFunctionImpl for ReadPlies {
         &self,
         args: TableFunctionArgs,
     ) -> datafusion::common::Result<Arc<dyn TableProvider>> {
-        Ok(Arc::new(PgnTable::plies(
+        Ok(Arc::new(PgnTable::new(
             path_inputs("read_plies", &args)?,
             self.pool.clone(),
+            true,
         )))
     }
 }

@@ -9,7 +9,7 @@
 //! - [`ChessPhysicalCodec`] encodes the scan [`PgnScanExec`]: its files, the projection,
 //!   the games per chunk and whether the rows are plies; what each partition reads (whole
 //!   files and byte ranges starting at game boundaries) is the scan's input plan, an
-//!   in-memory table that DataFusion encodes ([`super::ranges`]). The receiving side
+//!   in-memory table that DataFusion encodes (`src/sql/ranges.rs`). The receiving side
 //!   rebuilds the scan from these alone (no file is read while decoding) with engines of
 //!   its own process, planned from `plans/` there.
 //!

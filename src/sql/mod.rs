@@ -34,6 +34,11 @@
 //! DataFusion 55 limits: table function arguments are literals only (no columns, no named
 //! arguments); function names are lowercase.
 //!
+//! Plans that travel to other processes (a Ballista cluster, `crate::cluster` with the
+//! feature `ballista`) carry these tables and scans through the extension codecs of
+//! [`codec`]; a scan's byte ranges are its input plan (`src/sql/ranges.rs`), so that a
+//! distributed engine can share its partitions out.
+//!
 //! This module is the user-facing layer; the stage plumbing it runs on is
 //! [`crate::session`].
 

@@ -442,7 +442,7 @@ pub(crate) struct ScanParts {
 /// The scan of `read_pgn` and `read_plies`: one partition per group of files or byte ranges
 /// of files ([`PgnRange`]), the projected columns only, the rules only when a rules column
 /// is projected. Its one input is the plan of the ranges each partition reads
-/// ([`super::ranges`]): partition `i` of the scan reads the ranges of partition `i` of it.
+/// (`src/sql/ranges.rs`): partition `i` of the scan reads the ranges of partition `i` of it.
 #[derive(Debug)]
 pub struct PgnScanExec {
     inputs: Vec<Input>,

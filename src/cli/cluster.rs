@@ -92,7 +92,9 @@ pub async fn run(command: Command) -> Result<ExitCode> {
             concurrent_tasks,
             work_dir,
         } => {
-            let (host, scheduler_port) = scheduler
+            // the scheduler's address as clients write it is accepted too
+            let address = scheduler.strip_prefix("df://").unwrap_or(&scheduler);
+            let (host, scheduler_port) = address
                 .rsplit_once(':')
                 .and_then(|(h, p)| Some((h.to_string(), p.parse::<u16>().ok()?)))
                 .ok_or_else(|| {

@@ -21,7 +21,9 @@
 //! pipeline with engines of its own.
 //!
 //! Settings kept equal to the in-process plans: `datafusion.optimizer.prefer_hash_join =
-//! true` (Ballista's default is false), the `sqlchess.` options of [`ChessOptions`].
+//! true` (Ballista's default is false). The scans are planned on the scheduler with its
+//! own [`ChessOptions`] (the defaults): a client's `SET sqlchess.split_bytes` does not
+//! reach them yet.
 //! Tasks are pulled by the executors (Ballista's `PullStaged`), so no port of an executor
 //! but its Arrow Flight port (results and shuffles) needs to be reachable.
 
@@ -308,9 +310,18 @@ impl ExecutorOptions {
 /// process gets Ctrl-C or SIGTERM (then it finishes its running tasks and says so to the
 /// scheduler).
 ///
-/// Errors: [`Error::Io`] for a work folder that cannot be made; [`Error::Cluster`] when it
-/// cannot reach the scheduler within 30 s or its services fail.
+/// Errors: [`Error::Io`] for a work folder that cannot be made or a Flight port that cannot
+/// be bound; [`Error::Cluster`] when it cannot reach the scheduler within 30 s or its
+/// services fail.
 pub async fn run_executor(options: &ExecutorOptions) -> Result<()> {
+    // Ballista's executor ends without a word when its Flight port is taken
+    let address = format!("{}:{}", options.bind_host, options.port);
+    drop(
+        std::net::TcpListener::bind(&address).map_err(|e| Error::Io {
+            path: address.clone(),
+            source: e,
+        })?,
+    );
     let config = options.config()?;
     // Ballista's own retry loop never gives up: a wrong address fails here instead
     let scheduler = format!("{}:{}", options.scheduler_host, options.scheduler_port);

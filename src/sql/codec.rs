@@ -51,7 +51,7 @@ use datafusion_proto::physical_plan::{
 use prost::Message;
 
 use super::engines::EnginePool;
-use super::read_pgn::{PgnScanExec, PgnTable, ScanParts};
+use super::read_pgn::{PgnScanExec, PgnTable, ScanParts, table_name};
 use crate::io::input::{Compression, Input, Source};
 
 /// The first bytes of every node this module encodes.
@@ -177,10 +177,6 @@ fn input_of(p: InputProto) -> Result<Input> {
         source: Source::File(PathBuf::from(p.path)),
         compression,
     })
-}
-
-fn table_name(plies: bool) -> &'static str {
-    if plies { "read_plies" } else { "read_pgn" }
 }
 
 /// The function methods of both codec traits (same signatures in both): handed to the inner

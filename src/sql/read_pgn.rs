@@ -422,6 +422,12 @@ fn partitions(
         .collect())
 }
 
+/// The table function whose rows a scan makes: `read_plies` when `plies`, else `read_pgn`
+/// (named in errors).
+pub(crate) fn table_name(plies: bool) -> &'static str {
+    if plies { "read_plies" } else { "read_pgn" }
+}
+
 /// What a [`PgnScanExec`] reads and builds: everything of it but its engines.
 #[derive(Debug, Clone)]
 pub(crate) struct ScanParts {
@@ -475,7 +481,7 @@ impl PgnScanExec {
         pool: Arc<EnginePool>,
         plies: bool,
     ) -> datafusion::common::Result<PgnScanExec> {
-        let name = if plies { "read_plies" } else { "read_pgn" };
+        let name = table_name(plies);
         let groups = partitions(&inputs, target_partitions, split_bytes)
             .map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
         let ranges = ranges_plan(&inputs, &groups)?;
@@ -731,7 +737,7 @@ impl ExecutionPlan for PgnScanExec {
         } else {
             full
         };
-        let name = if self.plies { "read_plies" } else { "read_pgn" };
+        let name = table_name(self.plies);
         let site = self.site.clone();
         // the ranges on the caller's runtime (an input plan may need its drivers), then the
         // reading, parsing and rules on a blocking thread

@@ -97,12 +97,18 @@ fn quick() -> SchedulerOptions {
 async fn a_local_cluster_of_two_executors_gives_the_in_process_answers() {
     let cluster = LocalCluster::start(2, 1, quick()).expect("cluster");
     let remote = cluster.context().await.expect("client");
-    // several scan partitions, so that the stages are shared out among the executors
-    remote
-        .sql("SET datafusion.execution.target_partitions = 4")
-        .await
-        .expect("set");
+    // several scan partitions, so that the stages are shared out among the executors; the
+    // two large shared files (1.0 and 1.5 MB) read as ranges, a client setting that travels
+    // with the tables to the scheduler
     let local = sql::context();
+    for ctx in [&remote, &local] {
+        for set in [
+            "SET datafusion.execution.target_partitions = 4",
+            "SET sqlchess.split_bytes = 262144",
+        ] {
+            ctx.sql(set).await.unwrap_or_else(|e| panic!("{set}: {e}"));
+        }
+    }
     let shared = shared_standard_pgn();
     let mut queries: Vec<(String, String)> = examples()
         .iter()

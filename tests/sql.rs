@@ -1167,6 +1167,53 @@ async fn plans_travel_through_the_codecs() {
     }
 }
 
+/// The split setting is the calling session's and travels with the table: a plan made
+/// where `sqlchess.split_bytes = 2000` and planned again in a session with the default
+/// (32 MiB: one range for this 160 KB file) still reads the file as several partitions, as a
+/// cluster's scheduler does with a client's plan.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_split_setting_travels_with_the_table() {
+    use datafusion_proto::bytes::{
+        logical_plan_from_bytes_with_extension_codec, logical_plan_to_bytes_with_extension_codec,
+    };
+    let config = || datafusion::prelude::SessionConfig::new().with_target_partitions(4);
+    let client = SessionContext::new_with_config(config());
+    sql::register(&client);
+    query(&client, "SET sqlchess.split_bytes = 2000").await;
+    let elsewhere = SessionContext::new_with_config(config());
+    sql::register(&elsewhere);
+    let q = format!("SELECT count(*) FROM read_plies('{}')", queries_pgn());
+    let partitions = |plan: &Arc<dyn ExecutionPlan>| {
+        let mut found = vec![];
+        scans(plan, &mut found);
+        assert_eq!(found.len(), 1, "one scan in {q}");
+        let scan = found[0].downcast_ref::<PgnScanExec>().expect("scan");
+        scan.partitions().len()
+    };
+    let df = client.sql(&q).await.expect("plan");
+    let codec = sql::ChessLogicalCodec::default();
+    let bytes =
+        logical_plan_to_bytes_with_extension_codec(df.logical_plan(), &codec).expect("encode");
+    let here = partitions(&df.create_physical_plan().await.expect("physical plan"));
+    assert_eq!(here, 4, "split in the client's session");
+    let back = logical_plan_from_bytes_with_extension_codec(&bytes, &elsewhere.task_ctx(), &codec)
+        .expect("decode");
+    let there = elsewhere
+        .execute_logical_plan(back)
+        .await
+        .expect("plan elsewhere")
+        .create_physical_plan()
+        .await
+        .expect("physical plan elsewhere");
+    assert_eq!(partitions(&there), here, "split where the plan was decoded");
+    // the same table function called in the default session reads the file whole
+    let whole = elsewhere.sql(&q).await.expect("plan");
+    assert_eq!(
+        partitions(&whole.create_physical_plan().await.expect("physical plan")),
+        1
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn plans_that_travel_need_absolute_paths_and_name_where_a_file_is_missing() {
     use datafusion_proto::bytes::{

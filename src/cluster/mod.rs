@@ -21,9 +21,9 @@
 //! pipeline with engines of its own.
 //!
 //! Settings kept equal to the in-process plans: `datafusion.optimizer.prefer_hash_join =
-//! true` (Ballista's default is false). The scans are planned on the scheduler with its
-//! own [`ChessOptions`] (the defaults): a client's `SET sqlchess.split_bytes` does not
-//! reach them yet.
+//! true` (Ballista's default is false). The scans are planned on the scheduler with the
+//! client's `sqlchess.split_bytes`, which travels inside each `read_pgn` / `read_plies`
+//! table ([`crate::sql::PgnTable::split_bytes`]).
 //! Tasks are pulled by the executors (Ballista's `PullStaged`), so no port of an executor
 //! but its Arrow Flight port (results and shuffles) needs to be reachable.
 

@@ -107,6 +107,9 @@ struct PgnTableProto {
     inputs: Vec<InputProto>,
     #[prost(bool, tag = "2")]
     plies: bool,
+    /// [`PgnTable::split_bytes`]: the client's `sqlchess.split_bytes`.
+    #[prost(uint64, tag = "3")]
+    split_bytes: u64,
 }
 
 /// [`PgnScanExec`] as it travels.
@@ -291,7 +294,12 @@ impl LogicalExtensionCodec for ChessLogicalCodec {
                     .into_iter()
                     .map(input_of)
                     .collect::<Result<Vec<_>>>()?;
-                Ok(Arc::new(PgnTable::new(inputs, self.pool.clone(), p.plies)))
+                Ok(Arc::new(PgnTable::new(
+                    inputs,
+                    self.pool.clone(),
+                    p.plies,
+                    p.split_bytes,
+                )))
             }
             n if n == Node::MemTable as u8 => {
                 let p: MemTableProto = decode("in-memory table", message)?;
@@ -324,6 +332,7 @@ impl LogicalExtensionCodec for ChessLogicalCodec {
             let p = PgnTableProto {
                 inputs,
                 plies: table.is_plies(),
+                split_bytes: table.split_bytes(),
             };
             return envelope(Node::PgnTable, &p, buf);
         }

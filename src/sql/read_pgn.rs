@@ -222,16 +222,6 @@ pub(crate) fn string_argument(
     }
 }
 
-/// The inputs the path argument of table function `name` (`read_pgn`, `read_plies`) names
-/// ([`string_argument`], [`inputs_of`]).
-pub(crate) fn path_inputs(
-    name: &str,
-    args: &TableFunctionArgs,
-) -> datafusion::common::Result<Vec<Input>> {
-    let path = string_argument(name, "a file, a directory or a glob", args)?;
-    inputs_of(name, &path)
-}
-
 /// The inputs a path argument names: a glob pattern (`*`, `?` or `[` in it) expands to the
 /// matching paths (sorted), each then a file or a directory.
 /// Errors name the table function, `name`.
@@ -265,11 +255,11 @@ impl TableFunctionImpl for ReadPgn {
         &self,
         args: TableFunctionArgs,
     ) -> datafusion::common::Result<Arc<dyn TableProvider>> {
-        Ok(Arc::new(PgnTable::new(
-            path_inputs("read_pgn", &args)?,
+        Ok(Arc::new(PgnTable::of_call(
+            &args,
             self.pool.clone(),
             false,
-        )))
+        )?))
     }
 }
 
@@ -281,23 +271,65 @@ impl ReadPgn {
 }
 
 /// The table of one `read_pgn(path)` or `read_plies(path)` call: its files, known at
-/// planning time.
+/// planning time, and the calling session's [`ChessOptions::split_bytes`] (a table that
+/// travels to a cluster's scheduler is scanned there with the client's setting).
 #[derive(Debug)]
 pub struct PgnTable {
     inputs: Vec<Input>,
     pool: Arc<EnginePool>,
     /// One row per ply ([`super::read_plies_schema`]) instead of one per game.
     plies: bool,
+    split_bytes: u64,
 }
 
 impl PgnTable {
-    /// The table of `inputs`: `read_plies` when `plies`, else `read_pgn`.
-    pub(crate) fn new(inputs: Vec<Input>, pool: Arc<EnginePool>, plies: bool) -> PgnTable {
+    /// The table of `inputs`: `read_plies` when `plies`, else `read_pgn`; plain files of
+    /// at least twice `split_bytes` are read as several partitions.
+    pub(crate) fn new(
+        inputs: Vec<Input>,
+        pool: Arc<EnginePool>,
+        plies: bool,
+        split_bytes: u64,
+    ) -> PgnTable {
         PgnTable {
             inputs,
             pool,
             plies,
+            split_bytes,
         }
+    }
+
+    /// The table of a `read_pgn` / `read_plies` (`plies`) call: the files its one string
+    /// literal names ([`string_argument`], [`inputs_of`]), split by the calling session's
+    /// `sqlchess.split_bytes` (the default when the session has no [`ChessOptions`]).
+    ///
+    /// Errors (planning): see [`ReadPgn`].
+    pub(crate) fn of_call(
+        args: &TableFunctionArgs,
+        pool: Arc<EnginePool>,
+        plies: bool,
+    ) -> datafusion::common::Result<PgnTable> {
+        let name = table_name(plies);
+        let path = string_argument(name, "a file, a directory or a glob", args)?;
+        let split_bytes = args
+            .session()
+            .config_options()
+            .extensions
+            .get::<ChessOptions>()
+            .map_or(ChessOptions::default().split_bytes, |o| o.split_bytes);
+        Ok(PgnTable::new(
+            inputs_of(name, &path)?,
+            pool,
+            plies,
+            split_bytes,
+        ))
+    }
+
+    /// Plain files of at least twice this many bytes are read as several partitions
+    /// ([`ChessOptions::split_bytes`]).
+    #[must_use]
+    pub fn split_bytes(&self) -> u64 {
+        self.split_bytes
     }
 
     /// Whether the rows are plies (`read_plies`) rather than games (`read_pgn`).
@@ -337,11 +369,7 @@ impl TableProvider for PgnTable {
             Some(p) => p.clone(),
             None => (0..self.schema().fields().len()).collect(),
         };
-        let split_bytes = state
-            .config_options()
-            .extensions
-            .get::<ChessOptions>()
-            .map_or(ChessOptions::default().split_bytes, |o| o.split_bytes);
+        let split_bytes = self.split_bytes;
         let (inputs, batch, target) = (
             self.inputs.clone(),
             state.config().batch_size(),

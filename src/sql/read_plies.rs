@@ -22,7 +22,7 @@ use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 
 use super::engines::EnginePool;
 use super::functions::{MATERIAL_ROLES, material_counts};
-use super::read_pgn::{PgnTable, path_inputs};
+use super::read_pgn::PgnTable;
 use crate::chess::fen::{Role, Setup, parse_square};
 use crate::chess::polyglot::polyglot_key;
 use crate::pgn::RawGame;
@@ -353,10 +353,6 @@ impl TableFunctionImpl for ReadPlies {
         &self,
         args: TableFunctionArgs,
     ) -> datafusion::common::Result<Arc<dyn TableProvider>> {
-        Ok(Arc::new(PgnTable::new(
-            path_inputs("read_plies", &args)?,
-            self.pool.clone(),
-            true,
-        )))
+        Ok(Arc::new(PgnTable::of_call(&args, self.pool.clone(), true)?))
     }
 }

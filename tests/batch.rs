@@ -304,7 +304,7 @@ fn ply_rows_of_en_passant_promotion_castling_check_mate_and_null_moves() {
     assert_eq!((ep.uci.as_str(), ep.san.as_str()), ("e5d6", "exd6"));
     assert!(ep.is_en_passant && ep.is_capture && !ep.is_check);
     assert_eq!(
-        ep.fen_before,
+        ep.fen_before(),
         "rnbqkb1r/ppp1pppp/5n2/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3"
     );
     let promo = row(0, 9);
@@ -335,7 +335,7 @@ fn ply_rows_of_en_passant_promotion_castling_check_mate_and_null_moves() {
             .map(|r| CsvPly {
                 game_id: r.game_id,
                 ply: r.ply,
-                fen_before: r.fen_before.clone(),
+                fen_before: r.fen_before(),
                 uci: r.uci.clone(),
                 san: r.san.clone(),
                 is_capture: r.is_capture,
@@ -621,7 +621,7 @@ fn replay_plies_equal_full_stage_plies() {
                     .map(|p| CsvPly {
                         game_id: p.game_id,
                         ply: p.ply,
-                        fen_before: p.fen_before.clone(),
+                        fen_before: p.fen_before(),
                         uci: p.uci.clone(),
                         san: p.san.clone(),
                         is_capture: p.is_capture,

@@ -526,7 +526,7 @@ fn every_standard_game_with_the_ply_table_matches_python_chess() {
             for p in mine {
                 let at = format!("{ctx} ply {}", p.ply);
                 assert_eq!(
-                    p.fen_before,
+                    p.fen_before(),
                     Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
                     "fen_before {at}"
                 );

@@ -1167,6 +1167,57 @@ async fn plans_travel_through_the_codecs() {
     }
 }
 
+/// With the rules (`read_plies`, `read_pgn`'s rules columns) a plain file from 128 KiB up
+/// is cut below `sqlchess.split_bytes` (pieces of at least 64 KiB: the rules cost per ply,
+/// so every partition gets its share of the file), a tags-only scan of it is not, `0` cuts
+/// nothing, and the cut scans give the rows of the whole file.
+#[tokio::test(flavor = "multi_thread")]
+async fn scans_with_the_rules_cut_files_from_128_kib() {
+    let config = || datafusion::prelude::SessionConfig::new().with_target_partitions(4);
+    let cut = SessionContext::new_with_config(config());
+    sql::register(&cut);
+    let whole = SessionContext::new_with_config(config());
+    sql::register(&whole);
+    query(&whole, "SET sqlchess.split_bytes = 0").await;
+    let f = queries_pgn();
+    let size = std::fs::metadata(&f).expect("queries.pgn").len();
+    assert!((128 * 1024..192 * 1024).contains(&size), "{size} bytes");
+    let partitions = |ctx: SessionContext, q: String| async move {
+        let plan = ctx
+            .sql(&q)
+            .await
+            .expect("plan")
+            .create_physical_plan()
+            .await
+            .expect("physical plan");
+        let mut found = vec![];
+        scans(&plan, &mut found);
+        assert_eq!(found.len(), 1, "one scan in {q}");
+        let scan = found[0].downcast_ref::<PgnScanExec>().expect("scan");
+        (scan.runs_rules(), scan.partitions().len())
+    };
+    let plies = format!(
+        "SELECT count(*), sum(ply), count(DISTINCT position_key), sum(white_queens) FROM read_plies('{f}')"
+    );
+    let status =
+        format!("SELECT final_status, count(*) FROM read_pgn('{f}') GROUP BY 1 ORDER BY 1");
+    let tags = format!("SELECT count(*), count(DISTINCT white) FROM read_pgn('{f}')");
+    // 161 KB: two pieces of at least 64 KiB
+    assert_eq!(partitions(cut.clone(), plies.clone()).await, (true, 2));
+    assert_eq!(partitions(cut.clone(), status.clone()).await, (true, 2));
+    assert_eq!(partitions(cut.clone(), tags.clone()).await, (false, 1));
+    assert_eq!(partitions(whole.clone(), plies.clone()).await, (true, 1));
+    for q in [&plies, &status, &tags] {
+        assert_eq!(
+            rows(&query(&cut, q).await),
+            rows(&query(&whole, q).await),
+            "{q}"
+        );
+    }
+    let n = rows(&query(&cut, &plies).await);
+    assert_ne!(n[0][0], "0", "plies read");
+}
+
 /// The split setting is the calling session's and travels with the table: a plan made
 /// where `sqlchess.split_bytes = 2000` and planned again in a session with the default
 /// (32 MiB: one range for this 160 KB file) still reads the file as several partitions, as a
@@ -1182,7 +1233,8 @@ async fn the_split_setting_travels_with_the_table() {
     query(&client, "SET sqlchess.split_bytes = 2000").await;
     let elsewhere = SessionContext::new_with_config(config());
     sql::register(&elsewhere);
-    let q = format!("SELECT count(*) FROM read_plies('{}')", queries_pgn());
+    // tags only: no rules, which cut files from 128 KiB up whatever the setting
+    let q = format!("SELECT count(*) FROM read_pgn('{}')", queries_pgn());
     let partitions = |plan: &Arc<dyn ExecutionPlan>| {
         let mut found = vec![];
         scans(plan, &mut found);

@@ -130,10 +130,11 @@ pub(crate) async fn replay(
         for b in &states {
             let keys = repetition_keys(b)?;
             let ids = read::primitive::<UInt64Type>(b, "position_id")?;
+            // the positions before the moves, row by row
             let before = if plies {
-                tables::states_to_setups(std::slice::from_ref(b))?
+                tables::state_rows(b)?
             } else {
-                BTreeMap::new()
+                vec![]
             };
             for (i, id) in ids.values().iter().enumerate() {
                 match accepted.get(id) {
@@ -142,11 +143,17 @@ pub(crate) async fn replay(
                         h.push_position(keys(i, ep_legal));
                         h.push_move(zeroing || ep_legal);
                         if plies {
-                            let ply = ply_of(named.remove(id), before.get(id), ep_legal)
+                            let ply = ply_of(named.remove(id), before.get(i), ep_legal)
                                 .ok_or_else(|| {
                                     Error::Internal(format!("no notation of the move of game {id}"))
                                 })?;
-                            played.entry(*id).or_default().push(ply);
+                            // room for every token: a ply row is large, growing moves it
+                            played
+                                .entry(*id)
+                                .or_insert_with(|| {
+                                    Vec::with_capacity(moves.get(id).map_or(0, |m| m.len()))
+                                })
+                                .push(ply);
                         }
                     }
                     None => {
@@ -176,7 +183,7 @@ fn ply_of(named: Option<ReplayPly>, before: Option<&Setup>, ep_legal: bool) -> O
     }
     Some(ReplayedPly {
         row: PlyRow {
-            fen_before: s.to_fen(),
+            position_before: s,
             uci: n.ply_uci,
             san: n.ply_san,
             is_capture: n.ply_capture,

@@ -166,7 +166,9 @@ pub fn plies_to_batch(rows: &[PlyRow]) -> Result<RecordBatch> {
                 rows.iter().map(|r| r.game_id),
             )),
             Arc::new(UInt32Array::from_iter_values(rows.iter().map(|r| r.ply))),
-            s(|r| &r.fen_before),
+            Arc::new(StringArray::from_iter_values(
+                rows.iter().map(PlyRow::fen_before),
+            )),
             s(|r| &r.uci),
             s(|r| &r.san),
             b(|r| r.is_capture),

@@ -69,6 +69,8 @@ datafusion::common::extensions_options! {
         /// this many bytes is read as several partitions, each at least this large and
         /// starting at a game boundary (at most `datafusion.execution.target_partitions`
         /// per file), so one large file uses several cores; 0 never splits. Default 32 MiB.
+        /// When the rules run, a plain file of at least 128 KiB is cut too (unless this
+        /// is 0): the rules cost per ply, so every partition gets its share of each file.
         /// Read when the table function is called (planning), and kept in its table
         /// ([`PgnTable::split_bytes`]), so it travels with the plan to a cluster.
         pub split_bytes: u64, default = 32 * 1024 * 1024

@@ -401,25 +401,42 @@ impl TableProvider for PgnTable {
     }
 }
 
+/// With the rules, plain files of at least twice this many bytes are cut too (when
+/// `split_bytes` is larger): see [`partitions`].
+const RULES_SPLIT_BYTES: u64 = 64 * 1024;
+
 /// The ranges of each scan partition: plain files of at least twice `split_bytes` cut
 /// into at most `target_partitions` ranges at game boundaries ([`split`]; 0 never
 /// splits), then at most `target_partitions` groups, the largest ranges first each to the
 /// group with the fewest bytes so far, each group in file order.
+///
+/// When the scan runs the `rules`, files of at least twice [`RULES_SPLIT_BYTES`] are cut
+/// as well (pieces of at least that size, at most `target_partitions`): the rules cost per
+/// ply, not per byte (a file whose moves carry clock and eval comments has about three
+/// times the bytes per ply of one without), so groups balanced by bytes of whole files may
+/// differ by half in plies (one partition working alone at the end); with the large files
+/// cut, every group gets about its share of each, and so of the plies.
 ///
 /// Errors: [`crate::Error::Io`] naming a file that cannot be read.
 fn partitions(
     inputs: &[Input],
     target_partitions: usize,
     split_bytes: u64,
+    rules: bool,
 ) -> crate::Result<Vec<Vec<PgnRange>>> {
     let target = target_partitions.max(1);
+    let unit = if rules {
+        split_bytes.min(RULES_SPLIT_BYTES)
+    } else {
+        split_bytes
+    };
     let mut ranges: Vec<(u64, usize, PgnRange)> = vec![];
     for (i, input) in inputs.iter().enumerate() {
         let size = input.size().unwrap_or(0);
-        let pieces = if split_bytes == 0 {
+        let pieces = if unit == 0 {
             1
         } else {
-            usize::try_from(size / split_bytes)
+            usize::try_from(size / unit)
                 .unwrap_or(usize::MAX)
                 .min(target)
         };
@@ -448,6 +465,15 @@ fn partitions(
             g.into_iter().map(|(_, r)| r).collect()
         })
         .collect())
+}
+
+/// Whether a scan of `read_plies` (`plies`) or of these columns of `read_pgn` runs the
+/// rules.
+fn rules_needed(plies: bool, projection: &[usize]) -> bool {
+    plies
+        || projection
+            .iter()
+            .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_rules()))
 }
 
 /// The table function whose rows a scan makes: `read_plies` when `plies`, else `read_pgn`
@@ -510,7 +536,8 @@ impl PgnScanExec {
         plies: bool,
     ) -> datafusion::common::Result<PgnScanExec> {
         let name = table_name(plies);
-        let groups = partitions(&inputs, target_partitions, split_bytes)
+        let rules = rules_needed(plies, &projection);
+        let groups = partitions(&inputs, target_partitions, split_bytes, rules)
             .map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
         let ranges = ranges_plan(&inputs, &groups)?;
         PgnScanExec::from_parts(
@@ -551,10 +578,7 @@ impl PgnScanExec {
             read_pgn_schema()
         };
         let schema = Arc::new(full.project(&projection)?);
-        let rules = plies
-            || projection
-                .iter()
-                .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_rules()));
+        let rules = rules_needed(plies, &projection);
         let properties = Arc::new(PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
             Partitioning::UnknownPartitioning(
@@ -898,14 +922,7 @@ impl Scan {
                 "read_plies: plies without validation".into(),
             ));
         };
-        plies_batches(games, v, self.rows, |b| {
-            let b = b.project(projection)?;
-            emit(RecordBatch::try_new_with_options(
-                self.schema.clone(),
-                b.columns().to_vec(),
-                &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
-            )?)
-        })
+        plies_batches(games, v, (projection, &self.schema), self.rows, emit)
     }
 
     /// One record batch of the projected columns for a chunk of games.

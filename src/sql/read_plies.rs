@@ -6,15 +6,15 @@
 //! [`crate::validate::validate_games_with`] (`ValidateOptions { plies: true }`, the path
 //! `sqlchess validate --plies` takes) as its rows; this module adds the columns the
 //! validation's [`PlyRow`] does not carry: the FEN after the move, the piece, squares and
-//! captured piece (read from the FENs around the move and its UCI), mate, the comment
+//! captured piece (read from the positions around the move and its UCI), mate, the comment
 //! commands (`[%clk]`, `[%eval]`, [`crate::pgn::commands`]), NAGs, the material after the
 //! move and its Polyglot key.
 
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayRef, BooleanArray, Float64Array, Int32Array, ListBuilder, RecordBatch, StringArray,
-    UInt8Array, UInt8Builder, UInt32Array, UInt64Array,
+    ArrayRef, BooleanArray, Float64Array, Int32Array, ListBuilder, RecordBatch,
+    RecordBatchOptions, StringArray, UInt8Array, UInt8Builder, UInt32Array, UInt64Array,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
@@ -97,7 +97,6 @@ pub fn read_plies_schema() -> SchemaRef {
 
 /// What one ply row adds to its [`PlyRow`].
 struct Derived<'a> {
-    fen_after: Option<&'a str>,
     piece: Option<char>,
     from: Option<&'a str>,
     to: Option<&'a str>,
@@ -106,17 +105,19 @@ struct Derived<'a> {
     key: u64,
 }
 
-/// The rows of [`read_plies_schema`] for the plies of a chunk of games (each with its
-/// file), validated with plies, as batches of at most `rows` rows, each handed to `emit` as
-/// soon as it is built (so a chunk's batches are not all held at once); stops when `emit`
-/// returns `false` and returns `false` then. The plies come game by game, as many per game as
-/// its report's `plies`.
+/// The rows of [`read_plies_schema`], its columns `projection` (indices; `schema` is the
+/// projected schema), for the plies of a chunk of games (each with its file), validated
+/// with plies, as batches of at most `rows` rows, each handed to `emit` as soon as it is
+/// built (so a chunk's batches are not all held at once); stops when `emit` returns `false`
+/// and returns `false` then. The plies come game by game, as many per game as its report's
+/// `plies`. Only the projected columns are built (`count(*)` reads no position).
 ///
 /// Errors: [`DataFusionError::Internal`](datafusion::common::DataFusionError) when the
 /// plies do not match the reports; those of `emit`.
 pub(crate) fn plies_batches(
     games: &[(&str, RawGame)],
     validation: &Validation,
+    (projection, schema): (&[usize], &SchemaRef),
     rows: usize,
     mut emit: impl FnMut(RecordBatch) -> datafusion::common::Result<bool>,
 ) -> datafusion::common::Result<bool> {
@@ -134,8 +135,19 @@ pub(crate) fn plies_batches(
             owner.len()
         )));
     }
+    let all = read_plies_schema();
+    let names: Vec<&str> = projection
+        .iter()
+        .map(|&i| all.fields().get(i).map_or("", |f| f.name().as_str()))
+        .collect();
     for at in (0..n).step_by(rows.max(1)) {
-        let batch = plies_batch(games, validation, &owner, at..(at + rows).min(n))?;
+        let range = at..(at + rows).min(n);
+        let columns = plies_columns(games, validation, &owner, range.clone(), &names)?;
+        let batch = RecordBatch::try_new_with_options(
+            schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(range.len())),
+        )?;
         if !emit(batch)? {
             return Ok(false);
         }
@@ -143,165 +155,196 @@ pub(crate) fn plies_batches(
     Ok(true)
 }
 
-/// The rows of [`read_plies_schema`] for the plies `range` of a validated chunk of games,
-/// `owner` the game of each ply (index into `games`).
-fn plies_batch(
+/// The columns `names` of [`read_plies_schema`] for the plies `range` of a validated chunk
+/// of games, `owner` the game of each ply (index into `games`).
+///
+/// Errors: [`DataFusionError::Internal`](datafusion::common::DataFusionError) for a name
+/// that is not a column.
+fn plies_columns(
     games: &[(&str, RawGame)],
     validation: &Validation,
     owner: &[usize],
     range: std::ops::Range<usize>,
-) -> datafusion::common::Result<RecordBatch> {
-    let all = &validation.plies;
-    let plies = &all[range.clone()];
-    // each FEN is read once: the position before a ply is the one after the ply before it
-    // (read one ply past the range for the last one)
-    let befores: Vec<Option<Setup>> = all[range.start..(range.end + 1).min(all.len())]
-        .iter()
-        .map(|p| Setup::parse_unchecked(&p.fen_before).ok())
-        .collect();
-    let derived: Vec<Derived> = plies
+    names: &[&str],
+) -> datafusion::common::Result<Vec<ArrayRef>> {
+    let wants = |cols: &[&str]| names.iter().any(|n| cols.contains(n));
+    // `white_pawns` … `black_queens`: (name, color: 0 white, 1 black, index in MATERIAL_ROLES)
+    let material_names: Vec<(String, usize, usize)> = ["white", "black"]
         .iter()
         .enumerate()
-        .map(|(k, p)| {
-            let i = range.start + k;
-            let (fen_after, after) = if owner.get(i + 1) == Some(&owner[i]) {
-                (Some(all[i + 1].fen_before.as_str()), befores[k + 1])
-            } else {
-                let fen = validation.reports[owner[i]].final_fen.as_deref();
-                (fen, fen.and_then(|f| Setup::parse_unchecked(f).ok()))
-            };
-            derive(p, befores[k].as_ref(), (fen_after, after))
+        .flat_map(|(color, color_name)| {
+            MATERIAL_ROLES
+                .iter()
+                .enumerate()
+                .filter(|(_, (role, _))| *role != Role::King)
+                .map(move |(r, (_, name))| (format!("{color_name}_{name}"), color, r))
         })
         .collect();
-    let owner = &owner[range];
+    let wants_material = names
+        .iter()
+        .any(|n| material_names.iter().any(|(m, _, _)| m == n));
+    let all = &validation.plies;
+    let plies = &all[range.clone()];
+    // the position after a ply is the one before the next ply of its game, else the
+    // game's final position
+    let next = |i: usize| (owner.get(i + 1) == Some(&owner[i])).then(|| &all[i + 1]);
+    let final_fen = |i: usize| validation.reports[owner[i]].final_fen.as_deref();
+    // the positions after the plies are read only for the columns made from them
+    let positions = wants_material || wants(&["position_key"]);
+    let derived: Vec<Derived> = range
+        .clone()
+        .map(|i| {
+            let after = if !positions {
+                None
+            } else if let Some(n) = next(i) {
+                Some(n.position_before)
+            } else {
+                final_fen(i).and_then(|f| Setup::parse_unchecked(f).ok())
+            };
+            derive(&all[i], after)
+        })
+        .collect();
+    // each FEN written once: the FEN after a ply is the FEN before the next one
+    let fens: Vec<String> = if wants(&["fen_before", "fen_after"]) {
+        all[range.start..(range.end + 1).min(all.len())]
+            .iter()
+            .map(PlyRow::fen_before)
+            .collect()
+    } else {
+        vec![]
+    };
+    let fen_after = |k: usize| match next(range.start + k) {
+        Some(_) => fens.get(k + 1).map(String::as_str),
+        None => final_fen(range.start + k),
+    };
+    let owner = &owner[range.clone()];
     let notes = |i: usize, p: &PlyRow| {
         games
             .get(owner[i])
             .and_then(|(_, g)| g.notes.get(p.ply as usize - 1))
     };
-    let comments: Vec<Option<&str>> = plies
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            notes(i, p)
-                .and_then(|n| n.comment.as_deref())
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-        })
-        .collect();
+    let comments: Vec<Option<&str>> = if wants(&["clock_s", "eval_cp", "eval_mate", "comment"]) {
+        plies
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                notes(i, p)
+                    .and_then(|n| n.comment.as_deref())
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+            })
+            .collect()
+    } else {
+        vec![]
+    };
     let evals: Vec<Option<Eval>> = comments.iter().map(|c| c.and_then(eval)).collect();
     let text = |v: Vec<Option<String>>| Arc::new(StringArray::from(v)) as ArrayRef;
     let letter = |c: Option<char>| c.map(String::from);
-    let flag = |g: &dyn Fn(usize, &PlyRow) -> bool| {
-        Arc::new(
-            plies
-                .iter()
-                .enumerate()
-                .map(|(i, p)| Some(g(i, p)))
-                .collect::<BooleanArray>(),
-        ) as ArrayRef
+    let flag = |g: &dyn Fn(&PlyRow) -> bool| {
+        Arc::new(plies.iter().map(|p| Some(g(p))).collect::<BooleanArray>()) as ArrayRef
     };
-    let mut nags = ListBuilder::new(UInt8Builder::new());
-    for (i, p) in plies.iter().enumerate() {
-        if let Some(n) = notes(i, p) {
-            nags.values().append_slice(&n.nags);
-        }
-        nags.append(true);
-    }
-    let mut columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from_iter_values(
-            owner.iter().map(|&g| games[g].0),
-        )),
-        Arc::new(UInt64Array::from_iter_values(
-            plies.iter().map(|p| p.game_id),
-        )),
-        Arc::new(UInt32Array::from_iter_values(plies.iter().map(|p| p.ply))),
-        Arc::new(StringArray::from_iter_values(
-            plies.iter().map(|p| p.fen_before.as_str()),
-        )),
-        Arc::new(derived.iter().map(|d| d.fen_after).collect::<StringArray>()),
-        Arc::new(StringArray::from_iter_values(
-            plies.iter().map(|p| p.uci.as_str()),
-        )),
-        Arc::new(StringArray::from_iter_values(
-            plies.iter().map(|p| p.san.as_str()),
-        )),
-        text(derived.iter().map(|d| letter(d.piece)).collect()),
-        Arc::new(derived.iter().map(|d| d.from).collect::<StringArray>()),
-        Arc::new(derived.iter().map(|d| d.to).collect::<StringArray>()),
-        text(derived.iter().map(|d| letter(d.captured)).collect()),
-        Arc::new(
-            plies
-                .iter()
-                .map(|p| p.promotion.as_deref())
-                .collect::<StringArray>(),
-        ),
-        flag(&|_, p| p.is_capture),
-        flag(&|_, p| p.is_check),
-        flag(&|_, p| p.san.ends_with('#')),
-        flag(&|_, p| p.is_castling),
-        flag(&|_, p| p.is_en_passant),
-        Arc::new(
-            comments
-                .iter()
-                .map(|c| c.and_then(clock_seconds))
-                .collect::<Float64Array>(),
-        ),
-        Arc::new(
-            evals
-                .iter()
-                .map(|e| match e {
-                    Some(Eval::Centipawns(cp)) => Some(*cp),
-                    _ => None,
-                })
-                .collect::<Int32Array>(),
-        ),
-        Arc::new(
-            evals
-                .iter()
-                .map(|e| match e {
-                    Some(Eval::Mate(m)) => Some(*m),
-                    _ => None,
-                })
-                .collect::<Int32Array>(),
-        ),
-        Arc::new(comments.iter().copied().collect::<StringArray>()),
-        Arc::new(nags.finish()),
-    ];
-    for color in 0..2 {
-        for (r, (role, _)) in MATERIAL_ROLES.iter().enumerate() {
-            if *role != Role::King {
-                columns.push(Arc::new(UInt8Array::from_iter_values(
-                    derived.iter().map(|d| d.material[color][r]),
-                )));
+    let column = |name: &str| -> datafusion::common::Result<ArrayRef> {
+        Ok(match name {
+            "file" => Arc::new(StringArray::from_iter_values(
+                owner.iter().map(|&g| games[g].0),
+            )),
+            "game_index" => Arc::new(UInt64Array::from_iter_values(
+                plies.iter().map(|p| p.game_id),
+            )),
+            "ply" => Arc::new(UInt32Array::from_iter_values(plies.iter().map(|p| p.ply))),
+            "fen_before" => Arc::new(StringArray::from_iter_values(
+                fens[..plies.len()].iter(),
+            )),
+            "fen_after" => Arc::new((0..plies.len()).map(fen_after).collect::<StringArray>()),
+            "uci" => Arc::new(StringArray::from_iter_values(
+                plies.iter().map(|p| p.uci.as_str()),
+            )),
+            "san" => Arc::new(StringArray::from_iter_values(
+                plies.iter().map(|p| p.san.as_str()),
+            )),
+            "piece" => text(derived.iter().map(|d| letter(d.piece)).collect()),
+            "from_square" => Arc::new(derived.iter().map(|d| d.from).collect::<StringArray>()),
+            "to_square" => Arc::new(derived.iter().map(|d| d.to).collect::<StringArray>()),
+            "captured" => text(derived.iter().map(|d| letter(d.captured)).collect()),
+            "promotion" => Arc::new(
+                plies
+                    .iter()
+                    .map(|p| p.promotion.as_deref())
+                    .collect::<StringArray>(),
+            ),
+            "is_capture" => flag(&|p| p.is_capture),
+            "is_check" => flag(&|p| p.is_check),
+            "is_checkmate" => flag(&|p| p.san.ends_with('#')),
+            "is_castling" => flag(&|p| p.is_castling),
+            "is_en_passant" => flag(&|p| p.is_en_passant),
+            "clock_s" => Arc::new(
+                comments
+                    .iter()
+                    .map(|c| c.and_then(clock_seconds))
+                    .collect::<Float64Array>(),
+            ),
+            "eval_cp" => Arc::new(
+                evals
+                    .iter()
+                    .map(|e| match e {
+                        Some(Eval::Centipawns(cp)) => Some(*cp),
+                        _ => None,
+                    })
+                    .collect::<Int32Array>(),
+            ),
+            "eval_mate" => Arc::new(
+                evals
+                    .iter()
+                    .map(|e| match e {
+                        Some(Eval::Mate(m)) => Some(*m),
+                        _ => None,
+                    })
+                    .collect::<Int32Array>(),
+            ),
+            "comment" => Arc::new(comments.iter().copied().collect::<StringArray>()),
+            "nags" => {
+                let mut nags = ListBuilder::new(UInt8Builder::new());
+                for (i, p) in plies.iter().enumerate() {
+                    if let Some(n) = notes(i, p) {
+                        nags.values().append_slice(&n.nags);
+                    }
+                    nags.append(true);
+                }
+                Arc::new(nags.finish())
             }
-        }
-    }
-    columns.push(Arc::new(UInt64Array::from_iter_values(
-        derived.iter().map(|d| d.key),
-    )));
-    Ok(RecordBatch::try_new(read_plies_schema(), columns)?)
+            "position_key" => Arc::new(UInt64Array::from_iter_values(
+                derived.iter().map(|d| d.key),
+            )),
+            other => {
+                let &(_, color, role) = material_names
+                    .iter()
+                    .find(|(m, _, _)| m == other)
+                    .ok_or_else(|| {
+                        datafusion::common::DataFusionError::Internal(format!(
+                            "read_plies: no column {other}"
+                        ))
+                    })?;
+                Arc::new(UInt8Array::from_iter_values(
+                    derived.iter().map(|d| d.material[color][role]),
+                ))
+            }
+        })
+    };
+    names.iter().map(|n| column(n)).collect()
 }
 
 /// The piece, squares, captured piece, material and key of a ply, read from the positions
-/// before and after it (`p.fen_before` read, the FEN after and its position) and its UCI
-/// (no move is generated or applied here: the pipeline did that).
-fn derive<'a>(
-    p: &'a PlyRow,
-    before: Option<&Setup>,
-    (fen_after, mut after): (Option<&'a str>, Option<Setup>),
-) -> Derived<'a> {
+/// before it (`p.position_before`) and after it (`after`, when asked for) and its UCI (no
+/// move is generated or applied here: the pipeline did that).
+fn derive(p: &PlyRow, mut after: Option<Setup>) -> Derived<'_> {
+    let before = &p.position_before;
     let squares = (p.uci.len() >= 4 && p.uci != crate::validate::NULL_UCI)
         .then(|| (&p.uci[0..2], &p.uci[2..4]));
     let (from, to) = match squares {
         Some((f, t)) => (Some(f), Some(t)),
         None => (None, None),
     };
-    let at = |sq: Option<&str>| {
-        before
-            .zip(sq.and_then(parse_square))
-            .and_then(|(s, q)| s.piece_at(q))
-    };
+    let at = |sq: Option<&str>| sq.and_then(parse_square).and_then(|q| before.piece_at(q));
     let piece = at(from).map(|p| p.role.char().to_ascii_uppercase());
     let captured = if p.is_en_passant {
         Some('P')
@@ -322,7 +365,6 @@ fn derive<'a>(
         a.ep_square = Some((f + t) / 2);
     }
     Derived {
-        fen_after,
         piece,
         from,
         to,

@@ -420,29 +420,35 @@ pub fn batches_to_setups(
 
 /// Reads `replay_states` batches back into setups, keyed by position_id.
 pub fn states_to_setups(states: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
-    let mut out = read_positions(states)?;
+    let mut out = BTreeMap::new();
     for b in states {
         let id: &UInt64Array = column(b, "position_id")?;
-        let sets: Vec<&UInt64Array> = SET_COLUMNS
-            .iter()
-            .map(|n| column::<UInt64Array>(b, n))
-            .collect::<Result<_>>()?;
-        for i in 0..b.num_rows() {
-            let Some(s) = out.get_mut(&id.value(i)) else {
-                continue;
-            };
-            // the occupied squares only, lowest first
-            let mut occupied = sets[0].value(i) | sets[1].value(i);
-            while occupied != 0 {
-                let sq = occupied.trailing_zeros() as usize;
-                occupied &= occupied - 1;
-                let on = |k: usize| sets[k].value(i) >> sq & 1 == 1;
-                let color = if on(0) { Color::White } else { Color::Black };
-                s.board[sq] = Role::ALL
-                    .into_iter()
-                    .find(|r| on(2 + *r as usize))
-                    .map(|role| Piece { color, role });
-            }
+        for (i, s) in state_rows(b)?.into_iter().enumerate() {
+            out.insert(id.value(i), s);
+        }
+    }
+    Ok(out)
+}
+
+/// Reads one `replay_states` batch back into setups, one per row, in row order.
+pub fn state_rows(b: &RecordBatch) -> Result<Vec<Setup>> {
+    let mut out = position_rows(b)?;
+    let sets: Vec<&UInt64Array> = SET_COLUMNS
+        .iter()
+        .map(|n| column::<UInt64Array>(b, n))
+        .collect::<Result<_>>()?;
+    for (i, s) in out.iter_mut().enumerate() {
+        // the occupied squares only, lowest first
+        let mut occupied = sets[0].value(i) | sets[1].value(i);
+        while occupied != 0 {
+            let sq = occupied.trailing_zeros() as usize;
+            occupied &= occupied - 1;
+            let on = |k: usize| sets[k].value(i) >> sq & 1 == 1;
+            let color = if on(0) { Color::White } else { Color::Black };
+            s.board[sq] = Role::ALL
+                .into_iter()
+                .find(|r| on(2 + *r as usize))
+                .map(|role| Piece { color, role });
         }
     }
     Ok(out)
@@ -460,13 +466,24 @@ fn read_positions(positions: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
     let mut out = BTreeMap::new();
     for b in positions {
         let id: &UInt64Array = column(b, "position_id")?;
-        let side: &StringArray = column(b, "side_to_move")?;
-        let rights = castling_column(b)?;
-        let chess960: &BooleanArray = column(b, "chess960")?;
-        let ep: &Int32Array = column(b, "ep_square")?;
-        let half: &Int32Array = column(b, "halfmove_clock")?;
-        let full: &Int32Array = column(b, "fullmove_number")?;
-        for i in 0..b.num_rows() {
+        for (i, s) in position_rows(b)?.into_iter().enumerate() {
+            out.insert(id.value(i), s);
+        }
+    }
+    Ok(out)
+}
+
+/// The setups of one batch of `positions` rows (or of rows with the same leading columns,
+/// as `replay_states`), with empty boards, in row order.
+fn position_rows(b: &RecordBatch) -> Result<Vec<Setup>> {
+    let side: &StringArray = column(b, "side_to_move")?;
+    let rights = castling_column(b)?;
+    let chess960: &BooleanArray = column(b, "chess960")?;
+    let ep: &Int32Array = column(b, "ep_square")?;
+    let half: &Int32Array = column(b, "halfmove_clock")?;
+    let full: &Int32Array = column(b, "fullmove_number")?;
+    Ok((0..b.num_rows())
+        .map(|i| {
             let mut s = Setup::empty();
             s.side_to_move = if side.value(i) == "b" {
                 Color::Black
@@ -478,10 +495,9 @@ fn read_positions(positions: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
             s.ep_square = (!ep.is_null(i)).then(|| ep.value(i) as u8);
             s.halfmove_clock = half.value(i).max(0) as u32;
             s.fullmove_number = full.value(i).max(0) as u32;
-            out.insert(id.value(i), s);
-        }
-    }
-    Ok(out)
+            s
+        })
+        .collect())
 }
 
 /// Builds the `tokens` batch: one lexed move token per position. Kinds: `piece` (SAN with a

@@ -24,7 +24,7 @@ use crate::stages::tables::{self, column};
 use crate::stages::{APPLY, InputTable, LEGAL, Stage, Table};
 
 use super::Run;
-use super::report::{ErrorKind, PlyRow, fen_of, short};
+use super::report::{ErrorKind, PlyRow, as_written, short};
 use super::rows::{PositionStatus, move_flags, read_status, read_verdicts};
 
 /// The move tokens of one ply ([`Run::lex_tokens`]).
@@ -211,8 +211,8 @@ impl Run<'_> {
                     };
                     row.game_id = r.game_index;
                     row.ply = ply;
-                    row.fen_before = position
-                        .map(|s| fen_of(s, st))
+                    row.position_before = position
+                        .map(|s| as_written(s, st))
                         .ok_or_else(|| Error::Internal(format!("no position of live game {id}")))?;
                     l.pending = Some(row);
                 }

@@ -128,9 +128,13 @@ async fn validate_run(
     while !run.live.is_empty() {
         run.full_ply().await?;
     }
+    let mut plies = Vec::with_capacity(run.plies.iter().map(Vec::len).sum());
+    for game in run.plies {
+        plies.extend(game);
+    }
     Ok(Validation {
         reports: run.reports,
-        plies: run.plies.into_iter().flatten().collect(),
+        plies,
     })
 }
 
@@ -185,6 +189,9 @@ impl Run<'_> {
                 let report = &mut self.reports[l.id as usize];
                 report.plies = r.plies as u32;
                 let n = r.moves.len();
+                if let Some(rows) = self.plies.get_mut(l.id as usize) {
+                    rows.reserve(l.tokens.len());
+                }
                 for (i, m) in r.moves.into_iter().enumerate() {
                     let mut row = m.row;
                     row.game_id = report.game_index;

@@ -154,9 +154,16 @@ impl GameReport {
 /// FEN of a position as python-chess writes it: the en passant square only when an en
 /// passant capture is legal (`position_status`).
 pub(crate) fn fen_of(setup: &Setup, status: &PositionStatus) -> String {
-    let mut s = *setup;
-    s.ep_square = status.ep_legal_sq;
-    s.to_fen()
+    as_written(setup, status).to_fen()
+}
+
+/// The position as its FEN is written: the en passant square only when `status` says an
+/// en passant capture is legal (python-chess style).
+pub(crate) fn as_written(setup: &Setup, status: &PositionStatus) -> Setup {
+    Setup {
+        ep_square: status.ep_legal_sq,
+        ..*setup
+    }
 }
 
 /// A token for messages: as it is, or its first 32 characters and its length when it is
@@ -187,8 +194,9 @@ pub struct PlyRow {
     pub game_id: u64,
     /// 1-based ply.
     pub ply: u32,
-    /// FEN before the move.
-    pub fen_before: String,
+    /// The position before the move, its en passant square set only when an en passant
+    /// capture is legal: the `fen_before` column ([`PlyRow::fen_before`]).
+    pub position_before: Setup,
     /// UCI of the move.
     pub uci: String,
     /// SAN of the move, with `+` / `#`.
@@ -209,7 +217,14 @@ pub struct PlyRow {
 pub(crate) const NULL_UCI: &str = "0000";
 
 impl PlyRow {
-    /// The row of a null move (`0000`, `--`), before its game, ply and FEN are filled in.
+    /// The FEN before the move (python-chess style: the en passant square only when an en
+    /// passant capture is legal).
+    #[must_use]
+    pub fn fen_before(&self) -> String {
+        self.position_before.to_fen()
+    }
+
+    /// The row of a null move (`0000`, `--`), before its game, ply and position are filled in.
     pub(crate) fn null_move() -> PlyRow {
         PlyRow {
             uci: NULL_UCI.into(),

@@ -520,7 +520,7 @@ fn compare_game(
     if let Some(rows) = rows {
         let have: Vec<(String, String, String)> = rows
             .iter()
-            .map(|r| (r.fen_before.clone(), r.uci.clone(), r.san.clone()))
+            .map(|r| (r.fen_before(), r.uci.clone(), r.san.clone()))
             .collect();
         if have != case.rows {
             let at = have

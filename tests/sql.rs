@@ -1208,14 +1208,12 @@ async fn scans_with_the_rules_cut_files_from_128_kib() {
     assert_eq!(partitions(cut.clone(), tags.clone()).await, (false, 1));
     assert_eq!(partitions(whole.clone(), plies.clone()).await, (true, 1));
     for q in [&plies, &status, &tags] {
-        assert_eq!(
-            rows(&query(&cut, q).await),
-            rows(&query(&whole, q).await),
-            "{q}"
-        );
+        let got = rows(&query(&cut, q).await);
+        assert_eq!(got, rows(&query(&whole, q).await), "{q}");
+        if q == &plies {
+            assert_ne!(got[0][0], "0", "plies read");
+        }
     }
-    let n = rows(&query(&cut, &plies).await);
-    assert_ne!(n[0][0], "0", "plies read");
 }
 
 /// The split setting is the calling session's and travels with the table: a plan made

@@ -13,8 +13,8 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayRef, BooleanArray, Float64Array, Int32Array, ListBuilder, RecordBatch,
-    RecordBatchOptions, StringArray, UInt8Array, UInt8Builder, UInt32Array, UInt64Array,
+    ArrayRef, BooleanArray, Float64Array, Int32Array, ListBuilder, RecordBatch, RecordBatchOptions,
+    StringArray, UInt8Array, UInt8Builder, UInt32Array, UInt64Array,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
@@ -84,15 +84,26 @@ pub fn read_plies_schema() -> SchemaRef {
             false,
         ),
     ];
-    for color in ["white", "black"] {
-        for (role, name) in MATERIAL_ROLES {
-            if role != Role::King {
-                fields.push(f(&format!("{color}_{name}"), UInt8, false));
-            }
-        }
+    for (name, _, _) in material_columns() {
+        fields.push(f(&name, UInt8, false));
     }
     fields.push(f("position_key", UInt64, false));
     Arc::new(Schema::new(fields))
+}
+
+/// The material columns of [`read_plies_schema`], `white_pawns` … `black_queens`: (name,
+/// color: 0 white 1 black, index in [`MATERIAL_ROLES`]), in schema order.
+fn material_columns() -> impl Iterator<Item = (String, usize, usize)> {
+    ["white", "black"]
+        .into_iter()
+        .enumerate()
+        .flat_map(|(color, color_name)| {
+            MATERIAL_ROLES
+                .iter()
+                .enumerate()
+                .filter(|(_, (role, _))| *role != Role::King)
+                .map(move |(r, (_, name))| (format!("{color_name}_{name}"), color, r))
+        })
 }
 
 /// What one ply row adds to its [`PlyRow`].
@@ -168,18 +179,7 @@ fn plies_columns(
     names: &[&str],
 ) -> datafusion::common::Result<Vec<ArrayRef>> {
     let wants = |cols: &[&str]| names.iter().any(|n| cols.contains(n));
-    // `white_pawns` … `black_queens`: (name, color: 0 white, 1 black, index in MATERIAL_ROLES)
-    let material_names: Vec<(String, usize, usize)> = ["white", "black"]
-        .iter()
-        .enumerate()
-        .flat_map(|(color, color_name)| {
-            MATERIAL_ROLES
-                .iter()
-                .enumerate()
-                .filter(|(_, (role, _))| *role != Role::King)
-                .map(move |(r, (_, name))| (format!("{color_name}_{name}"), color, r))
-        })
-        .collect();
+    let material_names: Vec<(String, usize, usize)> = material_columns().collect();
     let wants_material = names
         .iter()
         .any(|n| material_names.iter().any(|(m, _, _)| m == n));
@@ -191,19 +191,25 @@ fn plies_columns(
     let final_fen = |i: usize| validation.reports[owner[i]].final_fen.as_deref();
     // the positions after the plies are read only for the columns made from them
     let positions = wants_material || wants(&["position_key"]);
-    let derived: Vec<Derived> = range
-        .clone()
-        .map(|i| {
-            let after = if !positions {
-                None
-            } else if let Some(n) = next(i) {
-                Some(n.position_before)
-            } else {
-                final_fen(i).and_then(|f| Setup::parse_unchecked(f).ok())
-            };
-            derive(&all[i], after)
-        })
-        .collect();
+    // the piece, squares and captured piece too: none when no column reads them
+    let derives = positions || wants(&["piece", "from_square", "to_square", "captured"]);
+    let derived: Vec<Derived> = if derives {
+        range
+            .clone()
+            .map(|i| {
+                let after = if !positions {
+                    None
+                } else if let Some(n) = next(i) {
+                    Some(n.position_before)
+                } else {
+                    final_fen(i).and_then(|f| Setup::parse_unchecked(f).ok())
+                };
+                derive(&all[i], after)
+            })
+            .collect()
+    } else {
+        vec![]
+    };
     // each FEN written once: the FEN after a ply is the FEN before the next one
     let fens: Vec<String> = if wants(&["fen_before", "fen_after"]) {
         all[range.start..(range.end + 1).min(all.len())]
@@ -237,7 +243,19 @@ fn plies_columns(
     } else {
         vec![]
     };
-    let evals: Vec<Option<Eval>> = comments.iter().map(|c| c.and_then(eval)).collect();
+    let evals: Vec<Option<Eval>> = if wants(&["eval_cp", "eval_mate"]) {
+        comments.iter().map(|c| c.and_then(eval)).collect()
+    } else {
+        vec![]
+    };
+    let eval_column = |value: fn(&Eval) -> Option<i32>| {
+        Arc::new(
+            evals
+                .iter()
+                .map(|e| e.as_ref().and_then(value))
+                .collect::<Int32Array>(),
+        ) as ArrayRef
+    };
     let text = |v: Vec<Option<String>>| Arc::new(StringArray::from(v)) as ArrayRef;
     let letter = |c: Option<char>| c.map(String::from);
     let flag = |g: &dyn Fn(&PlyRow) -> bool| {
@@ -252,9 +270,7 @@ fn plies_columns(
                 plies.iter().map(|p| p.game_id),
             )),
             "ply" => Arc::new(UInt32Array::from_iter_values(plies.iter().map(|p| p.ply))),
-            "fen_before" => Arc::new(StringArray::from_iter_values(
-                fens[..plies.len()].iter(),
-            )),
+            "fen_before" => Arc::new(StringArray::from_iter_values(fens[..plies.len()].iter())),
             "fen_after" => Arc::new((0..plies.len()).map(fen_after).collect::<StringArray>()),
             "uci" => Arc::new(StringArray::from_iter_values(
                 plies.iter().map(|p| p.uci.as_str()),
@@ -283,24 +299,14 @@ fn plies_columns(
                     .map(|c| c.and_then(clock_seconds))
                     .collect::<Float64Array>(),
             ),
-            "eval_cp" => Arc::new(
-                evals
-                    .iter()
-                    .map(|e| match e {
-                        Some(Eval::Centipawns(cp)) => Some(*cp),
-                        _ => None,
-                    })
-                    .collect::<Int32Array>(),
-            ),
-            "eval_mate" => Arc::new(
-                evals
-                    .iter()
-                    .map(|e| match e {
-                        Some(Eval::Mate(m)) => Some(*m),
-                        _ => None,
-                    })
-                    .collect::<Int32Array>(),
-            ),
+            "eval_cp" => eval_column(|e| match e {
+                Eval::Centipawns(cp) => Some(*cp),
+                Eval::Mate(_) => None,
+            }),
+            "eval_mate" => eval_column(|e| match e {
+                Eval::Mate(m) => Some(*m),
+                Eval::Centipawns(_) => None,
+            }),
             "comment" => Arc::new(comments.iter().copied().collect::<StringArray>()),
             "nags" => {
                 let mut nags = ListBuilder::new(UInt8Builder::new());
@@ -312,9 +318,9 @@ fn plies_columns(
                 }
                 Arc::new(nags.finish())
             }
-            "position_key" => Arc::new(UInt64Array::from_iter_values(
-                derived.iter().map(|d| d.key),
-            )),
+            "position_key" => {
+                Arc::new(UInt64Array::from_iter_values(derived.iter().map(|d| d.key)))
+            }
             other => {
                 let &(_, color, role) = material_names
                     .iter()

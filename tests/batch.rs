@@ -510,12 +510,17 @@ fn replay_agrees_with_the_full_legal_move_stages() {
     );
 }
 
+/// The games of the bundled sample, named `sample.pgn`.
+fn sample_games() -> Vec<(&'static str, sqlchess::pgn::RawGame)> {
+    let text = std::fs::read_to_string(data("pgn/sample.pgn")).expect("sample");
+    PgnReader::new(text.as_bytes())
+        .map(|g| ("sample.pgn", g.expect("read")))
+        .collect()
+}
+
 #[test]
 fn validator_shares_give_the_reports_of_one_pipeline() {
-    let text = std::fs::read_to_string(data("pgn/sample.pgn")).expect("sample");
-    let games: Vec<_> = PgnReader::new(text.as_bytes())
-        .map(|g| ("sample.pgn", g.expect("read")))
-        .collect();
+    let games = sample_games();
     assert_eq!(games.len(), 20);
     let (one, two) = rt().block_on(async {
         let one = validate_games(&engine().await, &games)
@@ -532,6 +537,63 @@ fn validator_shares_give_the_reports_of_one_pipeline() {
     });
     assert_eq!(two.reports, one);
     assert!(two.plies.is_empty());
+}
+
+/// `validate_each` hands each share's result, turned by `finish` on the share's thread, to
+/// `consume` in input order; an error of `consume` is returned after every share is done.
+#[test]
+fn validator_consumes_the_shares_in_input_order() {
+    let games = sample_games();
+    let v = rt()
+        .block_on(Validator::new(3, PipelineConfig::default()))
+        .expect("validator");
+    let options = ValidateOptions { plies: true };
+    let whole = v.validate(&games, options).expect("validate");
+    let mut seen = vec![];
+    v.validate_each(
+        &games,
+        options,
+        |share| {
+            // the first share finishes last: consumed in input order all the same
+            if share.reports.first().map(|r| r.game_index) == Some(0) {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+            }
+            Ok((
+                std::thread::current().id(),
+                share
+                    .reports
+                    .iter()
+                    .map(|r| r.game_index)
+                    .collect::<Vec<_>>(),
+                share.plies.len(),
+            ))
+        },
+        |t| {
+            seen.push(t);
+            Ok(())
+        },
+    )
+    .expect("validate_each");
+    assert_eq!(seen.len(), 3, "one share per pipeline");
+    let caller = std::thread::current().id();
+    assert!(seen.iter().all(|(thread, _, _)| *thread != caller));
+    let order: Vec<u64> = seen.iter().flat_map(|(_, ids, _)| ids.clone()).collect();
+    assert_eq!(order, (0..games.len() as u64).collect::<Vec<_>>());
+    let plies: usize = seen.iter().map(|(_, _, n)| n).sum();
+    assert_eq!(plies, whole.plies.len());
+    assert!(plies > 0);
+    let mut calls = 0;
+    let failed = v.validate_each(
+        &games,
+        options,
+        |share| Ok(share.reports.len()),
+        |_| {
+            calls += 1;
+            Err(sqlchess::Error::Internal("the writer failed".into()))
+        },
+    );
+    assert!(matches!(failed, Err(sqlchess::Error::Internal(m)) if m == "the writer failed"));
+    assert_eq!(calls, 1, "nothing consumed after the first error");
 }
 
 /// python-chess 1.11.2 reads these `Variant` values as standard chess (any case); the game

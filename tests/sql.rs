@@ -68,17 +68,32 @@ fn scans(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<Arc<dyn ExecutionPlan>>) {
     }
 }
 
-/// Runs `q` and returns its rows and, summed over its `read_pgn` scans, (runs the rules,
-/// games read, games validated).
-async fn run_with_scan(ctx: &SessionContext, q: &str) -> (Vec<Vec<String>>, bool, usize, usize) {
-    let df = ctx.sql(q).await.expect("plan");
-    let plan = df.create_physical_plan().await.expect("physical plan");
-    let batches = collect(plan.clone(), ctx.task_ctx()).await.expect("run");
+/// The physical plan of `q` and its one `read_pgn` / `read_plies` scan.
+async fn plan_and_scan(
+    ctx: &SessionContext,
+    q: &str,
+) -> (Arc<dyn ExecutionPlan>, Arc<dyn ExecutionPlan>) {
+    let plan = ctx
+        .sql(q)
+        .await
+        .expect("plan")
+        .create_physical_plan()
+        .await
+        .expect("physical plan");
     let mut found = vec![];
     scans(&plan, &mut found);
-    assert_eq!(found.len(), 1, "one read_pgn scan in {q}");
-    let scan = found[0].downcast_ref::<PgnScanExec>().expect("scan");
-    let m = found[0].metrics().expect("metrics");
+    assert_eq!(found.len(), 1, "one scan in {q}");
+    let scan = found.remove(0);
+    (plan, scan)
+}
+
+/// Runs `q` and returns its rows and, from its `read_pgn` scan, (runs the rules, games
+/// read, games validated).
+async fn run_with_scan(ctx: &SessionContext, q: &str) -> (Vec<Vec<String>>, bool, usize, usize) {
+    let (plan, found) = plan_and_scan(ctx, q).await;
+    let batches = collect(plan, ctx.task_ctx()).await.expect("run");
+    let scan = found.downcast_ref::<PgnScanExec>().expect("scan");
+    let m = found.metrics().expect("metrics");
     let count = |n: &str| m.sum_by_name(n).map(|v| v.as_usize()).unwrap_or(0);
     (
         rows(&batches),
@@ -1183,17 +1198,8 @@ async fn scans_with_the_rules_cut_files_from_128_kib() {
     let size = std::fs::metadata(&f).expect("queries.pgn").len();
     assert!((128 * 1024..192 * 1024).contains(&size), "{size} bytes");
     let partitions = |ctx: SessionContext, q: String| async move {
-        let plan = ctx
-            .sql(&q)
-            .await
-            .expect("plan")
-            .create_physical_plan()
-            .await
-            .expect("physical plan");
-        let mut found = vec![];
-        scans(&plan, &mut found);
-        assert_eq!(found.len(), 1, "one scan in {q}");
-        let scan = found[0].downcast_ref::<PgnScanExec>().expect("scan");
+        let (_, scan) = plan_and_scan(&ctx, &q).await;
+        let scan = scan.downcast_ref::<PgnScanExec>().expect("scan");
         (scan.runs_rules(), scan.partitions().len())
     };
     let plies = format!(
@@ -1214,6 +1220,61 @@ async fn scans_with_the_rules_cut_files_from_128_kib() {
             assert_ne!(got[0][0], "0", "plies read");
         }
     }
+}
+
+/// A `read_plies` chunk ends once it has `batch_size` games or 48 × `batch_size` move
+/// tokens, whichever comes first (the ply rows of a chunk are held until sent); the rows do
+/// not depend on where chunks end.
+#[tokio::test(flavor = "multi_thread")]
+async fn read_plies_chunks_end_at_a_ply_cap() {
+    let one_partition = || datafusion::prelude::SessionConfig::new().with_target_partitions(1);
+    let small = SessionContext::new_with_config(one_partition().with_batch_size(4));
+    sql::register(&small);
+    let large = SessionContext::new_with_config(one_partition());
+    sql::register(&large);
+    let f = sample();
+    // the move tokens of each game, in file order (one partition reads them in turn)
+    let tokens: Vec<usize> = rows(
+        &query(
+            &large,
+            &format!("SELECT cardinality(moves) FROM read_pgn('{f}') ORDER BY game_index"),
+        )
+        .await,
+    )
+    .iter()
+    .map(|r| r[0].parse().expect("count"))
+    .collect();
+    assert_eq!(tokens.len(), 20);
+    // the chunks the rule makes: at most 4 games and 4 × 48 = 192 tokens each
+    let (mut want, mut games, mut plies) = (0, 0, 0);
+    for t in &tokens {
+        games += 1;
+        plies += t;
+        if games >= 4 || plies >= 192 {
+            (want, games, plies) = (want + 1, 0, 0);
+        }
+    }
+    want += usize::from(games > 0);
+    assert!(want > tokens.len() / 4, "the cap ends some chunks: {want}");
+    let q = format!(
+        "SELECT count(*), sum(ply), count(DISTINCT position_key), sum(white_queens) FROM read_plies('{f}')"
+    );
+    let chunks = |ctx: SessionContext| {
+        let q = q.clone();
+        async move {
+            let (plan, scan) = plan_and_scan(&ctx, &q).await;
+            let got = rows(&collect(plan, ctx.task_ctx()).await.expect("run"));
+            let m = scan.metrics().expect("metrics");
+            let n = m.sum_by_name("rules_chunks").map(|v| v.as_usize());
+            (got, n)
+        }
+    };
+    let (capped, n) = chunks(small).await;
+    assert_eq!(n, Some(want));
+    let (whole, n) = chunks(large).await;
+    assert_eq!(n, Some(1));
+    assert_eq!(capped, whole);
+    assert_ne!(whole[0][0], "0", "plies read");
 }
 
 /// The split setting is the calling session's and travels with the table: a plan made

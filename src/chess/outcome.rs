@@ -105,15 +105,19 @@ pub struct Key {
     /// The board as square sets (bit n = square n, a1 = 0): white, black, pawns, knights,
     /// bishops, rooks, queens, kings.
     pub sets: [u64; 8],
-    /// `'w'` or `'b'`.
-    pub side_to_move: String,
+    /// Side to move.
+    pub side_to_move: Color,
     /// Castling rights: the squares of the rooks that keep one (bit n = square n).
     pub castling: u64,
     /// The en passant square (0..63) when an en passant capture is legal, else -1.
     pub ep_square: i32,
 }
 
-/// The positions of a game so far, for repetitions (FIDE art. 9.2).
+/// The positions of a game since its last irreversible move, for repetitions (FIDE art.
+/// 9.2): a position before an irreversible move (a capture, a pawn move, a change of
+/// castling rights, or any move from a position with a legal en passant capture) cannot
+/// occur again, so it is dropped when the next position is recorded (memory per game: the
+/// plies since the last irreversible move, not the whole game).
 #[derive(Debug, Clone, Default)]
 pub struct History {
     keys: Vec<Key>,
@@ -124,10 +128,15 @@ pub struct History {
 
 impl History {
     /// Records the position reached; the move that reached it was irreversible too if it
-    /// changed the castling rights.
+    /// changed the castling rights. After an irreversible move, the positions before it are
+    /// dropped.
     pub fn push_position(&mut self, key: Key) {
         if let (Some(before), Some(last)) = (self.keys.last(), self.irreversible.last_mut()) {
             *last |= before.castling != key.castling;
+            if *last {
+                self.keys.clear();
+                self.irreversible.clear();
+            }
         }
         self.keys.push(key);
     }
@@ -202,6 +211,39 @@ mod tests {
         assert_eq!(of(true, false, false, 100, 4), FiftyMoves);
         assert_eq!(of(true, false, false, 99, 3), ThreefoldRepetition);
         assert_eq!(of(true, true, false, 99, 2), Ongoing);
+    }
+
+    /// Repetitions count back to the last irreversible move only (python-chess
+    /// `is_repetition`), and the positions before it are not kept.
+    #[test]
+    fn history_counts_since_the_last_irreversible_move() {
+        let key = |n: u64, castling: u64| Key {
+            sets: [n, 0, 0, 0, 0, 0, 0, 0],
+            side_to_move: Color::White,
+            castling,
+            ep_square: -1,
+        };
+        let mut h = History::default();
+        for n in [1, 2, 1, 2] {
+            h.push_position(key(n, 1));
+            h.push_move(false);
+        }
+        h.push_position(key(1, 1));
+        assert_eq!(h.repetitions(), 3);
+        // a pawn move: position 1 cannot come back
+        h.push_move(true);
+        for n in [3, 1, 3] {
+            h.push_position(key(n, 1));
+            assert!(h.keys.len() <= 3, "positions before the pawn move dropped");
+            h.push_move(false);
+        }
+        h.push_position(key(1, 1));
+        assert_eq!(h.repetitions(), 2);
+        // castling rights lost: irreversible, though the move itself was not zeroing
+        h.push_move(false);
+        h.push_position(key(1, 0));
+        assert_eq!(h.keys.len(), 1);
+        assert_eq!(h.repetitions(), 1);
     }
 
     #[test]

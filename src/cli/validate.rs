@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use datafusion::arrow::array::RecordBatch;
 use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sqlchess::chess::outcome::FinalStatus;
 use sqlchess::io::input::{ByteCounter, Input};
@@ -218,9 +219,24 @@ impl ReportSink {
         })
     }
 
-    fn write(&mut self, reports: &[GameReport], pb: &ProgressBar) -> Result<()> {
+    /// Whether the rows go out as a record batch ([`report::reports_to_batch`]).
+    fn takes_batches(&self) -> bool {
+        matches!(self, ReportSink::Report(_))
+    }
+
+    /// Writes a share's rows: its record batch when [`ReportSink::takes_batches`], else its
+    /// reports as lines.
+    fn write(
+        &mut self,
+        reports: &[GameReport],
+        batch: Option<&RecordBatch>,
+        pb: &ProgressBar,
+    ) -> Result<()> {
         match self {
-            ReportSink::Report(w) => w.write(&report::reports_to_batch(reports)?),
+            ReportSink::Report(w) => match batch {
+                Some(b) => w.write(b),
+                None => w.write(&report::reports_to_batch(reports)?),
+            },
             ReportSink::Lines(w) => pb
                 .suspend(|| {
                     for r in reports {
@@ -269,7 +285,9 @@ impl ReportSink {
     }
 }
 
-/// Validates one batch of games, writes its rows (and its ply rows) and counts them.
+/// Validates one batch of games, writes its rows (and its ply rows) and counts them. Each
+/// share's record batches are built on its own thread ([`Validator::validate_each`]) and
+/// written in input order as soon as the shares before it are written.
 fn validate_batch(
     validator: &Validator,
     games: &[(&str, RawGame)],
@@ -285,13 +303,32 @@ fn validate_batch(
     let options = ValidateOptions {
         plies: plies.is_some(),
     };
-    let v = validator.validate(games, options)?;
-    let reports = v.reports;
-    sink.write(&reports, pb)?;
-    if let Some(w) = plies {
-        w.write(&report::plies_to_batch(&v.plies)?)?;
-    }
-    summary.add(&reports);
+    let report_batches = sink.takes_batches();
+    validator.validate_each(
+        games,
+        options,
+        |v| {
+            let rows = if report_batches {
+                Some(report::reports_to_batch(&v.reports)?)
+            } else {
+                None
+            };
+            let ply_rows = if options.plies {
+                Some(report::plies_to_batch(&v.plies)?)
+            } else {
+                None
+            };
+            Ok((v.reports, rows, ply_rows))
+        },
+        |(reports, rows, ply_rows)| {
+            sink.write(&reports, rows.as_ref(), pb)?;
+            if let (Some(w), Some(b)) = (plies.as_mut(), ply_rows) {
+                w.write(&b)?;
+            }
+            summary.add(&reports);
+            Ok(())
+        },
+    )?;
     let secs = t0.elapsed().as_secs_f64().max(1e-9);
     pb.set_message(format!(
         "{} games validated, {:.0} games/s",

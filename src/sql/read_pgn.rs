@@ -4,7 +4,8 @@
 //! has one partition per group of files (at most DataFusion's target partitions, the files
 //! spread by size), so several files are read in parallel. Each partition reads its files
 //! in turn on a blocking thread (decompression and parsing stay off the async workers),
-//! cuts it into chunks of `batch_size` games and sends one record batch per chunk as soon as
+//! cuts it into chunks of `batch_size` games (for `read_plies` also ending once a chunk has
+//! [`PLIES_PER_GAME`] × `batch_size` move tokens) and sends one record batch per chunk as soon as
 //! it is built: memory is bounded by a few chunks, whatever the size of the input.
 //!
 //! Projection pushdown: only the projected columns are built, and the rules (the pipeline's
@@ -12,7 +13,7 @@
 //! (`plies`, `first_illegal_ply`, `error_kind`, `error_message`, `final_fen`, `final_status`,
 //! `result_consistent`) is projected. A query over tags only reads and parses the games and
 //! never starts an engine. `EXPLAIN` shows `rules=true|false` on the scan, and its metrics
-//! count `games` and `rules_games`.
+//! count `games`, `rules_games` and `rules_chunks` (pipeline runs).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -405,6 +406,12 @@ impl TableProvider for PgnTable {
 /// `split_bytes` is larger): see [`partitions`].
 const RULES_SPLIT_BYTES: u64 = 64 * 1024;
 
+/// A `read_plies` chunk ends once it has `batch_size` games or this many times
+/// `batch_size` move tokens, whichever comes first (393,216 tokens at the default batch
+/// size; the game that reaches it is the chunk's last): the ply rows of a chunk are held
+/// until sent, so this bounds the scan's memory per partition.
+const PLIES_PER_GAME: usize = 48;
+
 /// The ranges of each scan partition: plain files of at least twice `split_bytes` cut
 /// into at most `target_partitions` ranges at game boundaries ([`split`]; 0 never
 /// splits), then at most `target_partitions` groups, the largest ranges first each to the
@@ -777,6 +784,7 @@ impl ExecutionPlan for PgnScanExec {
             tx: builder.tx(),
             games: MetricBuilder::new(&self.metrics).counter("games", partition),
             rules_games: MetricBuilder::new(&self.metrics).counter("rules_games", partition),
+            rules_chunks: MetricBuilder::new(&self.metrics).counter("rules_chunks", partition),
         };
         // Games per pipeline run: `batch_size`. Replay's cost per ply is mostly fixed per
         // stage run, so smaller chunks make the rules slower (512 games: 1.6 times the time
@@ -788,6 +796,13 @@ impl ExecutionPlan for PgnScanExec {
             (full / 16).max(1)
         } else {
             full
+        };
+        // read_plies holds a chunk's ply rows (a few hundred bytes each) until they are sent:
+        // its chunks also end at `PLIES_PER_GAME` move tokens a game on average
+        let ply_cap = if self.plies {
+            full.saturating_mul(PLIES_PER_GAME)
+        } else {
+            usize::MAX
         };
         let name = table_name(self.plies);
         let site = self.site.clone();
@@ -806,6 +821,7 @@ impl ExecutionPlan for PgnScanExec {
                 let rt = thread_runtime().map_err(df)?;
                 // games of several files go into one chunk: fewer, larger pipeline runs
                 let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(full.min(65_536));
+                let mut plies = 0usize;
                 for range in &group {
                     let input = &range.input;
                     let first = usize::try_from(range.first_game).unwrap_or(usize::MAX);
@@ -821,6 +837,7 @@ impl ExecutionPlan for PgnScanExec {
                         match next {
                             Ok(mut g) => {
                                 g.index = g.index.saturating_add(first);
+                                plies += g.moves.len();
                                 games.push((input.name.as_str(), g));
                             }
                             Err(PgnError::Io(e)) => {
@@ -830,7 +847,8 @@ impl ExecutionPlan for PgnScanExec {
                                 }));
                             }
                         }
-                        if games.len() >= chunk {
+                        if games.len() >= chunk || plies >= ply_cap {
+                            plies = 0;
                             if !flush.send(&rt, &mut games)? {
                                 return Ok(());
                             }
@@ -858,6 +876,8 @@ struct Flush {
     tx: tokio::sync::mpsc::Sender<datafusion::common::Result<RecordBatch>>,
     games: datafusion::physical_plan::metrics::Count,
     rules_games: datafusion::physical_plan::metrics::Count,
+    /// Chunks validated (pipeline runs of [`validate_games_with`]).
+    rules_chunks: datafusion::physical_plan::metrics::Count,
 }
 
 impl Flush {
@@ -879,6 +899,7 @@ impl Flush {
             let r = rt.block_on(validate_games_with(&e, games, options));
             self.pool.give_back(e);
             self.rules_games.add(games.len());
+            self.rules_chunks.add(1);
             Some(r.map_err(df)?)
         } else {
             None

@@ -19,20 +19,29 @@ pub struct Validator {
 }
 
 impl Validator {
-    /// `threads` pipelines (at least one) of `config` with one target partition each.
+    /// `threads` pipelines (at least one) of `config` with one target partition each, made
+    /// side by side, one OS thread each (planning their stages is CPU-bound; in a fresh
+    /// process each also builds the static tables, as none is cached yet). Blocks the
+    /// calling thread until all are made.
     ///
-    /// Errors: as [`Engine::new`].
+    /// Errors: as [`Engine::new`]; [`Error::Io`] when a thread's runtime cannot start;
+    /// [`Error::Internal`] when a thread panicked.
     pub async fn new(threads: usize, config: PipelineConfig) -> Result<Validator> {
-        let mut engines = vec![];
-        for _ in 0..threads.max(1) {
-            engines.push(
-                Engine::new(PipelineConfig {
-                    target_partitions: 1,
-                    ..config.clone()
-                })
-                .await?,
-            );
-        }
+        let config = PipelineConfig {
+            target_partitions: 1,
+            ..config
+        };
+        let engines = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads.max(1))
+                .map(|_| scope.spawn(|| thread_runtime()?.block_on(Engine::new(config.clone()))))
+                .collect();
+            // every thread joined before an error is returned
+            let made: Vec<Result<Engine>> = handles
+                .into_iter()
+                .map(|h| joined(h.join(), "a thread making a pipeline panicked"))
+                .collect();
+            made.into_iter().collect::<Result<Vec<Engine>>>()
+        })?;
         Ok(Validator { engines })
     }
 
@@ -44,41 +53,74 @@ impl Validator {
     /// [`validate_games_with`] over the shares of `games`, each on its own thread with its
     /// own single-threaded tokio runtime. Blocks the calling thread until all are done.
     ///
-    /// Errors: as [`super::validate_games`]; [`Error::Io`] when a thread's runtime cannot start;
-    /// [`Error::Internal`] when a thread panicked.
+    /// Errors: as [`Validator::validate_each`].
     pub fn validate(
         &self,
         games: &[(&str, RawGame)],
         options: ValidateOptions,
     ) -> Result<Validation> {
+        let mut out = Validation::default();
+        self.validate_each(games, options, Ok, |mut v| {
+            out.reports.append(&mut v.reports);
+            out.plies.append(&mut v.plies);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`validate_games_with`] over the shares of `games`, each on its own thread with its
+    /// own single-threaded tokio runtime; each share's [`Validation`] is turned into a `T` by
+    /// `finish` on that share's thread (e.g. its report and ply batches built in parallel),
+    /// and `consume` takes the `T`s on the calling thread in input order, each as soon as
+    /// its share and those before it are done (e.g. written while later shares still run).
+    /// Blocks the calling thread until all are done.
+    ///
+    /// Errors: as [`super::validate_games`], or the first error of `finish` or `consume`;
+    /// [`Error::Io`] when a thread's runtime cannot start; [`Error::Internal`] when a thread
+    /// panicked.
+    pub fn validate_each<T: Send>(
+        &self,
+        games: &[(&str, RawGame)],
+        options: ValidateOptions,
+        finish: impl Fn(Validation) -> Result<T> + Sync,
+        mut consume: impl FnMut(T) -> Result<()>,
+    ) -> Result<()> {
         let shares = shares(games, self.engines.len());
-        let results: Vec<Result<Validation>> = std::thread::scope(|scope| {
+        let finish = &finish;
+        std::thread::scope(|scope| {
             let handles: Vec<_> = shares
                 .iter()
                 .zip(&self.engines)
                 .map(|(share, engine)| {
                     scope.spawn(move || {
-                        thread_runtime()?.block_on(validate_games_with(engine, share, options))
+                        let v = thread_runtime()?
+                            .block_on(validate_games_with(engine, share, options))?;
+                        finish(v)
                     })
                 })
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(Error::Internal("a validation thread panicked".into()))
-                    })
-                })
-                .collect()
-        });
-        let mut out = Validation::default();
-        for r in results {
-            let mut v = r?;
-            out.reports.append(&mut v.reports);
-            out.plies.append(&mut v.plies);
-        }
-        Ok(out)
+            // every thread is joined, also after an error
+            let mut first_error = None;
+            for h in handles {
+                let r =
+                    joined(h.join(), "a validation thread panicked").and_then(
+                        |t| match first_error {
+                            None => consume(t),
+                            Some(_) => Ok(()),
+                        },
+                    );
+                if let Err(e) = r {
+                    first_error.get_or_insert(e);
+                }
+            }
+            first_error.map_or(Ok(()), Err)
+        })
     }
+}
+
+/// The result of a joined thread: a panic as [`Error::Internal`] with `panicked`.
+fn joined<T>(r: std::thread::Result<Result<T>>, panicked: &str) -> Result<T> {
+    r.unwrap_or_else(|_| Err(Error::Internal(panicked.into())))
 }
 
 /// `games` cut into at most `n` consecutive shares with about the same number of move

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use datafusion::arrow::array::{Array, RecordBatch};
 use datafusion::arrow::datatypes::{Int32Type, UInt64Type};
 
-use crate::chess::fen::{Color, Setup};
+use crate::chess::fen::Setup;
 use crate::chess::outcome::{History, Key};
 use crate::chess::san::{SanToken, parse_san};
 use crate::error::{Error, Result};
@@ -274,11 +274,7 @@ pub(crate) fn repetition_keys(b: &RecordBatch) -> Result<impl Fn(usize, bool) ->
     let ep = read::primitive::<Int32Type>(b, "ep_square")?;
     Ok(move |i: usize, ep_legal: bool| Key {
         sets: std::array::from_fn(|k| sets[k].value(i)),
-        side_to_move: if side.value(i) == "w" {
-            Color::White
-        } else {
-            Color::Black
-        },
+        side_to_move: tables::color_of(side.value(i)),
         castling: rights.value(i),
         ep_square: if ep_legal && ep.is_valid(i) {
             ep.value(i)

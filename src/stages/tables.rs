@@ -405,17 +405,23 @@ pub fn batches_to_setups(
             ) else {
                 continue;
             };
-            let c = if color.value(i) == "b" {
-                Color::Black
-            } else {
-                Color::White
-            };
+            let c = color_of(color.value(i));
             if let Some(cell) = s.board.get_mut(sq.value(i) as usize) {
                 *cell = Some(Piece { color: c, role });
             }
         }
     }
     Ok(out)
+}
+
+/// The colour of a `side_to_move` or `color` value of the stage tables (`'w'` / `'b'`, all
+/// the stages write; anything but `b` reads as White).
+pub(crate) fn color_of(letter: &str) -> Color {
+    if letter == "b" {
+        Color::Black
+    } else {
+        Color::White
+    }
 }
 
 /// Reads `replay_states` batches back into setups, keyed by position_id.
@@ -485,11 +491,7 @@ fn position_rows(b: &RecordBatch) -> Result<Vec<Setup>> {
     Ok((0..b.num_rows())
         .map(|i| {
             let mut s = Setup::empty();
-            s.side_to_move = if side.value(i) == "b" {
-                Color::Black
-            } else {
-                Color::White
-            };
+            s.side_to_move = color_of(side.value(i));
             s.castling = CastlingRights::from_rooks(rights.value(i));
             s.chess960 = chess960.value(i);
             s.ep_square = (!ep.is_null(i)).then(|| ep.value(i) as u8);

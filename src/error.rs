@@ -49,6 +49,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// An input that is not PGN text: binary data, or a compression other than zstd, gzip
+    /// and bzip2 ([`crate::io::input::not_text`]).
+    #[error("{path}: not a PGN file: {reason}")]
+    NotPgn {
+        /// The input.
+        path: String,
+        /// What it is instead.
+        reason: String,
+    },
     /// No such table or stage.
     #[error("unknown table or stage {0:?}")]
     UnknownStage(String),

@@ -569,7 +569,7 @@ pub async fn run_profile(
 /// game 0). On the seed's pipeline the stage name `legal_moves` stands for `stage13`, the
 /// seed's legal moves.
 ///
-/// Errors: [`Error::UnknownStage`] for a name that is not a stage of the pipeline;
+/// Errors: [`Error::Usage`] for a name that is not a stage of the pipeline, listing the stages;
 /// [`Error::DataFusion`].
 pub async fn explain(
     engine: &Engine,
@@ -662,7 +662,11 @@ struct Explained {
 /// The stages of our pipeline to explain: `stage` (which must plan), or all in order.
 fn fide_stages(stage: Option<&str>) -> Result<Vec<Explained>> {
     let names: Vec<&str> = match stage {
-        Some(s) => vec![s.parse::<Stage>()?.name()],
+        Some(s) => vec![
+            s.parse::<Stage>()
+                .map_err(|_| unknown_stage(s, Stage::ALL.iter().map(|s| s.name())))?
+                .name(),
+        ],
         None => Stage::ALL.iter().map(|s| s.name()).collect(),
     };
     Ok(names
@@ -674,6 +678,14 @@ fn fide_stages(stage: Option<&str>) -> Result<Vec<Explained>> {
         .collect())
 }
 
+/// [`Error::Usage`] for a stage name that is not one, listing the names that are.
+fn unknown_stage<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> Error {
+    Error::Usage(format!(
+        "unknown stage {name:?}; the stages: {}",
+        names.collect::<Vec<_>>().join(", ")
+    ))
+}
+
 /// The seed's stages to explain: `stage` (`legal_moves` stands for `stage13`), or all.
 fn seed_stages(stage: Option<&str>) -> Result<Vec<Explained>> {
     let stages: Vec<&seed::SeedStage> = match stage {
@@ -683,7 +695,7 @@ fn seed_stages(stage: Option<&str>) -> Result<Vec<Explained>> {
                 SEED_STAGES
                     .iter()
                     .find(|st| st.name == s)
-                    .ok_or_else(|| Error::UnknownStage(s.to_string()))?,
+                    .ok_or_else(|| unknown_stage(s, SEED_STAGES.iter().map(|st| st.name)))?,
             ]
         }
         None => SEED_STAGES.iter().collect(),

@@ -24,6 +24,8 @@ use sqlchess::validate::{
 struct CsvPly {
     game_id: u64,
     ply: u32,
+    color: String,
+    move_number: u32,
     fen_before: String,
     uci: String,
     san: String,
@@ -73,6 +75,13 @@ fn check_against_shakmaty((start, mode): (Chess, CastlingMode), rows: &[CsvPly])
             Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
             "{at}: fen_before"
         );
+        let mover = if pos.turn() == shakmaty::Color::White {
+            "white"
+        } else {
+            "black"
+        };
+        assert_eq!(r.color, mover, "{at}: color");
+        assert_eq!(r.move_number, pos.fullmoves().get(), "{at}: move_number");
         if r.uci == "0000" {
             assert_eq!(r.san, "--", "{at}: null move");
             assert!(
@@ -96,7 +105,7 @@ fn check_against_shakmaty((start, mode): (Chess, CastlingMode), rows: &[CsvPly])
         assert_eq!(r.is_castling, m.is_castle(), "{at}: is_castling");
         assert_eq!(
             r.promotion,
-            m.promotion().map(|p| p.char().to_string()),
+            m.promotion().map(|p| p.upper_char().to_string()),
             "{at}: promotion"
         );
         // the flags agree with the SAN text
@@ -187,6 +196,8 @@ fn plies_csv_of_the_sample_agrees_with_the_report_the_movetext_and_shakmaty() {
         [
             "game_id",
             "ply",
+            "color",
+            "move_number",
             "fen_before",
             "uci",
             "san",
@@ -204,14 +215,16 @@ fn plies_csv_of_the_sample_agrees_with_the_report_the_movetext_and_shakmaty() {
             CsvPly {
                 game_id: r[0].parse().unwrap(),
                 ply: r[1].parse().unwrap(),
-                fen_before: r[2].to_string(),
-                uci: r[3].to_string(),
-                san: r[4].to_string(),
-                is_capture: flag(&r[5]),
-                is_check: flag(&r[6]),
-                is_castling: flag(&r[7]),
-                is_en_passant: flag(&r[8]),
-                promotion: (!r[9].is_empty()).then(|| r[9].to_string()),
+                color: r[2].to_string(),
+                move_number: r[3].parse().unwrap(),
+                fen_before: r[4].to_string(),
+                uci: r[5].to_string(),
+                san: r[6].to_string(),
+                is_capture: flag(&r[7]),
+                is_check: flag(&r[8]),
+                is_castling: flag(&r[9]),
+                is_en_passant: flag(&r[10]),
+                promotion: (!r[11].is_empty()).then(|| r[11].to_string()),
             }
         })
         .collect();
@@ -312,7 +325,7 @@ fn ply_rows_of_en_passant_promotion_castling_check_mate_and_null_moves() {
         (promo.uci.as_str(), promo.san.as_str()),
         ("c7b8q", "cxb8=Q")
     );
-    assert_eq!(promo.promotion.as_deref(), Some("q"));
+    assert_eq!(promo.promotion.as_deref(), Some("Q"));
     assert!(promo.is_capture);
     let castle = row(0, 14);
     assert_eq!((castle.uci.as_str(), castle.san.as_str()), ("e8g8", "O-O"));
@@ -335,6 +348,8 @@ fn ply_rows_of_en_passant_promotion_castling_check_mate_and_null_moves() {
             .map(|r| CsvPly {
                 game_id: r.game_id,
                 ply: r.ply,
+                color: r.color().name().to_string(),
+                move_number: r.move_number(),
                 fen_before: r.fen_before(),
                 uci: r.uci.clone(),
                 san: r.san.clone(),
@@ -683,6 +698,8 @@ fn replay_plies_equal_full_stage_plies() {
                     .map(|p| CsvPly {
                         game_id: p.game_id,
                         ply: p.ply,
+                        color: p.color().name().to_string(),
+                        move_number: p.move_number(),
                         fen_before: p.fen_before(),
                         uci: p.uci.clone(),
                         san: p.san.clone(),

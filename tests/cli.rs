@@ -435,26 +435,39 @@ fn moves_and_perft_print_what_the_readme_says() {
 /// Standard output closed before anything is written (`sqlchess moves FEN | head -0`, a
 /// broken pipe): every printing command ends with exit 2 and the error on `<stdout>`,
 /// never a panic; `--threads` above 256 is refused (exit 2).
+/// A closed standard output (`sqlchess sql … | head -1`) stops the command quietly with
+/// status 0, as command-line tools do (issue 31), after the reader took what it wanted.
 #[test]
-fn a_closed_standard_output_and_too_many_threads_are_errors_not_panics() {
+fn a_closed_standard_output_stops_quietly_and_too_many_threads_are_errors() {
     let fens = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/positions.fen");
     let sample = sample();
+    let sample_plies = format!("SELECT * FROM read_plies('{}')", path(&sample));
     for args in [
         vec!["moves", START],
         vec!["moves", "--fens", path(&fens)],
         vec!["perft", START, "2", "--divide"],
         vec!["explain", "legal_moves"],
         vec!["validate", path(&sample)],
+        vec!["validate", path(&sample), "--format", "csv"],
         vec!["sql", "SELECT 1 AS one"],
+        vec!["sql", &sample_plies],
+        vec!["sql", &sample_plies, "--format", "csv"],
     ] {
+        // the reader takes one line, then goes away (`| head -1`)
         let mut child = spawn(&args);
-        drop(child.stdout.take());
         drop(child.stdin.take());
+        let mut stdout = child.stdout.take().expect("stdout");
+        let mut first = [0u8; 1];
+        let _ = std::io::Read::read(&mut stdout, &mut first);
+        drop(stdout);
         let out = child.wait_with_output().expect("run sqlchess");
+        // (stderr may hold a summary: what fits in the pipe is written before it closes)
         let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
-        assert!(err.contains("<stdout>"), "{args:?}: {err}");
-        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", show(&out));
+        assert!(
+            !err.contains("error") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
     }
     // more threads than the bound is a usage error before any work (memory grows faster
     // than the thread count)
@@ -1043,4 +1056,175 @@ fn validate_plays_chess960_games_and_counts_unchecked_variants() {
         "{}",
         show(&out)
     );
+}
+
+/// Runs the binary in `dir` (no standard input).
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sqlchess"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run sqlchess")
+}
+
+/// Issue 31, 1 and 7: `sql` honours `--threads` (the session's target partitions) and refuses
+/// a memory limit no run can work with, naming the smallest, as every command does; a
+/// scheduler refuses both (it runs no query); `validate` without an argument reads the
+/// sample compiled into the program, from any folder.
+#[test]
+fn sql_threads_limits_refused_up_front_and_the_bundled_sample() {
+    let setting = "SELECT value FROM information_schema.df_settings \
+                   WHERE name = 'datafusion.execution.target_partitions'";
+    for threads in ["1", "3"] {
+        let out = run(
+            &["sql", "--threads", threads, "--format", "csv", setting],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        assert_eq!(text(&out.stdout), format!("value\n{threads}\n"));
+    }
+    for limit in ["0", "1KiB", "16MiB"] {
+        for args in [
+            vec!["--memory-limit", limit, "sql", "SELECT 1"],
+            vec!["--memory-limit", limit, "validate"],
+            vec!["--memory-limit", limit, "perft", START, "1"],
+        ] {
+            let out = run(&args, b"");
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
+            assert!(
+                text(&out.stderr).contains(
+                    "is too small for a run: give at least 32.0 MiB (--memory-limit 32MiB)"
+                ),
+                "{args:?}: {}",
+                show(&out)
+            );
+        }
+    }
+    // side by side, each pipeline of validate needs its share
+    let out = run(
+        &["--threads", "4", "--memory-limit", "48MiB", "validate"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        text(&out.stderr).contains(
+            "memory limit of 48.0 MiB is too small for 4 pipelines side by side (--threads 4, \
+             24.0 MiB each): give at least 96.0 MiB (--memory-limit 96MiB)"
+        ),
+        "{}",
+        show(&out)
+    );
+    for flag in [["--threads", "1"], ["--memory-limit", "1GiB"]] {
+        let out = run(&[flag[0], flag[1], "cluster", "scheduler"], b"");
+        assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+        assert!(
+            text(&out.stderr).contains("a scheduler runs none"),
+            "{}",
+            show(&out)
+        );
+    }
+    let elsewhere = temp_dir("elsewhere");
+    let out = run_in(&elsewhere, &["validate", "--format", "csv"]);
+    let (_, rows) = read_csv(&out.stdout);
+    assert_eq!(rows.len(), 20, "{}", show(&out));
+    assert!(rows.iter().all(|r| r[0] == "data/sample.pgn"));
+    // the same rows and status as the file in the repository
+    let repo = run(&["validate", "data/sample.pgn", "--format", "csv"], b"");
+    assert_eq!(repo.stdout, out.stdout);
+    assert_eq!(repo.status.code(), out.status.code(), "{}", show(&out));
+}
+
+/// Issue 31, 2: a gzip, a zstd and a bzip2 file named `.pgn` are validated as the same file
+/// named right; a file that is not text is one error naming it (exit 2), the other inputs
+/// still validated.
+#[test]
+fn validate_recognises_inputs_by_their_first_bytes() {
+    let dir = temp_dir("first-bytes");
+    let plain = std::fs::read(sample()).expect("sample");
+    let mut gz = flate2::write::GzEncoder::new(vec![], flate2::Compression::default());
+    gz.write_all(&plain).expect("gzip");
+    let mut bz = bzip2::write::BzEncoder::new(vec![], bzip2::Compression::default());
+    bz.write_all(&plain).expect("bzip2");
+    let want = run(&["validate", path(&sample()), "--format", "csv"], b"");
+    let strip = |o: &Output| {
+        let (h, rows) = read_csv(&o.stdout);
+        let rest: Vec<Vec<String>> = rows.into_iter().map(|r| r[1..].to_vec()).collect();
+        (h, rest)
+    };
+    for (name, bytes) in [
+        ("gzip.pgn", gz.finish().expect("gzip")),
+        (
+            "zstd.pgn",
+            zstd::encode_all(plain.as_slice(), 3).expect("zstd"),
+        ),
+        ("bzip2.pgn", bz.finish().expect("bzip2")),
+    ] {
+        let f = dir.join(name);
+        std::fs::write(&f, bytes).expect("write");
+        let got = run(&["validate", path(&f), "--format", "csv"], b"");
+        assert_eq!(got.status.code(), want.status.code(), "{}", show(&got));
+        assert_eq!(strip(&got), strip(&want), "{name}");
+    }
+    let blob =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pgn/malformed/binary_blob.bin");
+    let out = run(
+        &["validate", path(&blob), path(&sample()), "--format", "csv"],
+        b"",
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    assert!(
+        err.contains("binary_blob.bin: not a PGN file: binary data"),
+        "{err}"
+    );
+    assert_eq!(read_csv(&out.stdout).1.len(), 20, "{}", show(&out));
+}
+
+/// Issue 31, 9: `explain` of a stage that is not one lists the stages; `profile --json` into
+/// a folder that does not exist fails before the profile runs; an empty query is an error;
+/// a bad FEN argument of `moves` is named as an argument, not as a file's line.
+#[test]
+fn small_usage_errors_say_what_to_do() {
+    let out = run(&["explain", "nosuchstage"], b"");
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("unknown stage \"nosuchstage\"; the stages: "),
+        "{err}"
+    );
+    assert!(err.contains("legal_moves") && err.contains("san"), "{err}");
+    let out = run(&["explain", "--pipeline", "seed", "nosuchstage"], b"");
+    assert!(text(&out.stderr).contains("stage13"), "{}", show(&out));
+
+    let out = run(&["profile", "--json", "/no/such/dir/p.json"], b"");
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        text(&out.stderr).contains("/no/such/dir/p.json"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(text(&out.stdout), "", "the profile ran: {}", show(&out));
+
+    for q in ["", "  ", "/* only a comment */"] {
+        let out = run(&["sql", q], b"");
+        assert_eq!(out.status.code(), Some(2), "{q:?}: {}", show(&out));
+        assert!(
+            text(&out.stderr).contains("no SQL statement"),
+            "{}",
+            show(&out)
+        );
+    }
+
+    for fen in ["7k/8/8/8/8/8/8/K6R w - - 0 1", "8/8/8 w - - 0 1"] {
+        let out = run(&["moves", fen], b"");
+        assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+        let err = text(&out.stderr);
+        assert!(err.contains(&format!("invalid FEN {fen:?}")), "{err}");
+        assert!(
+            !err.contains("line 1") && !err.contains("position_index"),
+            "{err}"
+        );
+    }
 }

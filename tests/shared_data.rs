@@ -652,7 +652,7 @@ fn perft_6_of_the_start_position_within_2_gib() {
     assert_eq!(stdout.lines().last(), Some("nodes: 119060324"), "{stdout}");
     let peak = stderr
         .lines()
-        .find_map(|l| l.strip_prefix("peak memory: "))
+        .find_map(|l| l.strip_prefix("peak RSS of the process (not bounded by the limit): "))
         .unwrap_or_else(|| panic!("no peak memory line: {stderr}"));
     let bytes = sqlchess::session::memory::parse_size(peak).unwrap_or_else(|e| panic!("{e}"));
     eprintln!(

@@ -871,7 +871,8 @@ async fn plies_match_python_chess(ctx: &SessionContext) {
         &query(
             ctx,
             &format!(
-                "SELECT game_index, ply, fen_after, uci, san, piece, from_square, to_square, \
+                "SELECT game_index, ply, color, move_number, fen_after, uci, san, piece, \
+                 from_square, to_square, \
                  captured, promotion, is_capture, is_check, is_checkmate, is_castling, \
                  is_en_passant, clock_s, eval_cp, eval_mate, comment, nags, \
                  white_pawns, white_knights, white_bishops, white_rooks, white_queens, \
@@ -884,7 +885,7 @@ async fn plies_match_python_chess(ctx: &SessionContext) {
         .await,
     );
     let (header, want) = tsv("queries_plies.tsv");
-    assert_eq!(header.len(), 22);
+    assert_eq!(header.len(), 24);
     assert_eq!(got.len(), want.len());
     assert!(got.len() > 4000, "{}", got.len());
     let mut previous_after = String::new();
@@ -896,25 +897,25 @@ async fn plies_match_python_chess(ctx: &SessionContext) {
                 s.to_string()
             }
         };
-        let mut nags: Vec<&str> = g[19]
+        let mut nags: Vec<&str> = g[21]
             .trim_matches(|c| c == '[' || c == ']')
             .split(", ")
             .filter(|s| !s.is_empty())
             .collect();
         nags.sort_by_key(|n| n.parse::<u32>().unwrap_or(0));
-        let mut mine: Vec<String> = g[..19].iter().map(|s| cell(s)).collect();
+        let mut mine: Vec<String> = g[..21].iter().map(|s| cell(s)).collect();
         mine.push(nags.join(" "));
-        mine.push(g[20..30].join(" "));
-        mine.push(format!("{:016x}", g[30].parse::<u64>().expect("key")));
+        mine.push(g[22..32].join(" "));
+        mine.push(format!("{:016x}", g[32].parse::<u64>().expect("key")));
         assert_eq!(&mine, w, "game {} ply {}", w[0], w[1]);
         let before = if g[1] == "1" {
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_string()
         } else {
             previous_after.clone()
         };
-        assert_eq!(g[31], before, "fen_before of game {} ply {}", g[0], g[1]);
-        assert_eq!(g[32], queries_pgn());
-        previous_after = g[2].clone();
+        assert_eq!(g[33], before, "fen_before of game {} ply {}", g[0], g[1]);
+        assert_eq!(g[34], queries_pgn());
+        previous_after = g[4].clone();
     }
 }
 
@@ -989,14 +990,14 @@ async fn read_plies_under_a_limit_grows_its_chunks() {
     );
     let expected: Vec<Vec<String>> = want[..5]
         .iter()
-        .map(|w| vec![w[0].clone(), w[1].clone(), w[4].clone()])
+        .map(|w| vec![w[0].clone(), w[1].clone(), w[6].clone()])
         .collect();
     assert_eq!(first, expected);
 }
 
 fn check_plies_per_file(dir: &std::path::Path, got: Vec<Vec<String>>) {
     let (_, want) = tsv("queries_plies.tsv");
-    let ep = want.iter().filter(|w| w[14] == "true").count();
+    let ep = want.iter().filter(|w| w[16] == "true").count();
     let games = want
         .iter()
         .map(|w| w[0].clone())
@@ -1375,4 +1376,136 @@ async fn plans_that_travel_need_absolute_paths_and_name_where_a_file_is_missing(
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A query's first error, as text.
+async fn query_error(ctx: &SessionContext, q: &str) -> String {
+    match ctx.sql(q).await {
+        Err(e) => e.to_string(),
+        Ok(df) => match df.collect().await {
+            Err(e) => e.to_string(),
+            Ok(b) => panic!("{q}: expected an error, got {:?}", rows(&b)),
+        },
+    }
+}
+
+/// Issue 31, 2: every input is recognised by its first bytes, whatever its name: a gzip, a
+/// zstd and a bzip2 file, each named `.pgn`, give the rows of the plain file (and a plain
+/// file named `.pgn.gz` is read as text); a file that is not text is one error naming it
+/// ("not a PGN file"), never a table of syntax games; an empty directory is an error, as
+/// `validate` warns of it.
+#[tokio::test(flavor = "multi_thread")]
+async fn inputs_are_recognised_by_their_first_bytes() {
+    use std::io::Write;
+    let dir = temp_dir("sniff");
+    let text = std::fs::read(sample()).expect("sample");
+    let mut gz = flate2::write::GzEncoder::new(vec![], flate2::Compression::default());
+    gz.write_all(&text).expect("gzip");
+    let mut bz = bzip2::write::BzEncoder::new(vec![], bzip2::Compression::default());
+    bz.write_all(&text).expect("bzip2");
+    let files = [
+        ("gzip.pgn", gz.finish().expect("gzip")),
+        (
+            "zstd.pgn",
+            zstd::encode_all(text.as_slice(), 3).expect("zstd"),
+        ),
+        ("bzip2.pgn", bz.finish().expect("bzip2")),
+        ("plain.pgn.gz", text.clone()),
+    ];
+    let ctx = sql::context();
+    let q = |f: &str| {
+        format!(
+            "SELECT game_index, white, plies, final_fen, final_status FROM read_pgn('{f}') \
+             ORDER BY game_index"
+        )
+    };
+    let want = rows(&query(&ctx, &q(&sample())).await);
+    assert_eq!(want.len(), 20);
+    for (name, bytes) in &files {
+        let f = dir.join(name);
+        std::fs::write(&f, bytes).expect("write");
+        let got = rows(&query(&ctx, &q(&f.display().to_string())).await);
+        assert_eq!(got, want, "{name}");
+    }
+    // not text: one error naming the file and what it is
+    let blob = data("pgn/malformed/binary_blob.bin").display().to_string();
+    let e = query_error(&ctx, &format!("SELECT count(*) FROM read_pgn('{blob}')")).await;
+    assert!(
+        e.contains(&format!("{blob}: not a PGN file: binary data")),
+        "{e}"
+    );
+    let xz = dir.join("games.pgn");
+    std::fs::write(&xz, b"\xfd7zXZ\0\0\x04\xe6\xd6\xb4F\x02\0!\x01").expect("write");
+    let e = query_error(
+        &ctx,
+        &format!("SELECT count(*) FROM read_plies('{}')", xz.display()),
+    )
+    .await;
+    assert!(e.contains("not a PGN file: xz-compressed"), "{e}");
+    // a directory without PGN files
+    let empty = temp_dir("sniff-empty");
+    let e = query_error(
+        &ctx,
+        &format!("SELECT count(*) FROM read_pgn('{}')", empty.display()),
+    )
+    .await;
+    assert!(e.contains("no PGN files in"), "{e}");
+}
+
+/// Issue 31, 4-6: `read_plies` names the mover (`color`) and the move number as a PGN writes
+/// it, right for a game from a FEN with Black to move; `piece`, `captured` and `promotion`
+/// follow one letter-case rule (upper case, as SAN writes them, whatever the colour: a black
+/// pawn captured is `P`, a black promotion to a knight `N`); several comments after a move
+/// are joined as python-chess 1.11.2 joins them (its `node.comment` printed for this PGN:
+/// `'[%eval 0.64] [%clk 0:09:59] C41 Philidor Defense'`, `' a  b c'`).
+#[tokio::test(flavor = "multi_thread")]
+async fn plies_name_the_mover_and_write_letters_and_comments_one_way() {
+    let dir = temp_dir("mover");
+    let f = dir.join("g.pgn");
+    std::fs::write(
+        &f,
+        "[Event \"black to move\"]\n[SetUp \"1\"]\n\
+         [FEN \"4k3/8/8/8/8/8/1p5p/R3K1N1 b - - 0 40\"]\n[Result \"*\"]\n\n\
+         40... bxa1=N { [%eval 0.64] [%clk 0:09:59] } { C41 Philidor Defense } \
+         41. Kd2 {  a  }  {b} {} {c} 41... hxg1=Q 42. Kc3 *\n",
+    )
+    .expect("write");
+    let ctx = sql::context();
+    let got = rows(
+        &query(
+            &ctx,
+            &format!(
+                "SELECT ply, color, move_number, san, piece, captured, promotion, comment \
+                 FROM read_plies('{}') ORDER BY ply",
+                f.display()
+            ),
+        )
+        .await,
+    );
+    let want = [
+        [
+            "1",
+            "black",
+            "40",
+            "bxa1=N",
+            "P",
+            "R",
+            "N",
+            "[%eval 0.64] [%clk 0:09:59] C41 Philidor Defense",
+        ],
+        ["2", "white", "41", "Kd2", "K", "NULL", "NULL", " a  b c"],
+        ["3", "black", "41", "hxg1=Q", "P", "N", "Q", "NULL"],
+        ["4", "white", "42", "Kc3", "K", "NULL", "NULL", "NULL"],
+    ];
+    assert_eq!(got, want);
+    // the legal moves of a black position: the same letters
+    let black = rows(
+        &query(
+            &ctx,
+            "SELECT piece, captured, promotion FROM legal_moves('4k3/8/8/8/8/8/1p6/R3K3 b - - 0 1') \
+             WHERE uci = 'b2a1n'",
+        )
+        .await,
+    );
+    assert_eq!(black, [["P", "R", "N"]]);
 }

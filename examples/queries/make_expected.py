@@ -68,7 +68,9 @@ def ply_rows(index, game):
             "from_square": chess.square_name(move.from_square),
             "to_square": chess.square_name(move.to_square),
             "captured": captured,
-            "promotion": chess.piece_symbol(move.promotion) if move.promotion else "",
+            "promotion": chess.piece_symbol(move.promotion).upper() if move.promotion else "",
+            "color": "white" if board.turn == chess.WHITE else "black",
+            "move_number": board.fullmove_number,
             "is_capture": board.is_capture(move),
             "is_check": board.gives_check(move),
             "is_castling": board.is_castling(move),
@@ -95,7 +97,7 @@ def ply_rows(index, game):
 
 
 PLY_COLUMNS = [
-    "game_index", "ply", "fen_after", "uci", "san", "piece", "from_square",
+    "game_index", "ply", "color", "move_number", "fen_after", "uci", "san", "piece", "from_square",
     "to_square", "captured", "promotion", "is_capture", "is_check", "is_checkmate",
     "is_castling", "is_en_passant", "clock_s", "eval_cp", "eval_mate", "comment", "nags",
     "material", "position_key",
@@ -236,12 +238,15 @@ def expected(games, plies):
             continue
         inc = float(tc.split("+")[1])
         sides = {}
-        for prev2, r in zip([None, None] + rs, rs):
-            side = "white" if r["ply"] % 2 == 1 else "black"
+        previous = {}
+        for r in rs:
+            side = r["color"]
             s = sides.setdefault(side, [0, 0.0])
-            if prev2 is not None and prev2["clock_s"] != "" and r["clock_s"] != "":
+            prev = previous.get(side)
+            if prev is not None and prev["clock_s"] != "" and r["clock_s"] != "":
                 s[0] += 1
-                s[1] += float(prev2["clock_s"]) - float(r["clock_s"]) + inc
+                s[1] += float(prev["clock_s"]) - float(r["clock_s"]) + inc
+            previous[side] = r
         for side in sorted(sides):
             if sides[side][0] > 0:
                 rows.append([gi, side, sides[side][0], int(sides[side][1])])
@@ -260,7 +265,7 @@ def expected(games, plies):
         ["en_passant", "underpromotions", "castles_kingside", "castles_queenside"],
         [[
             sum(r["is_en_passant"] for r in plies),
-            sum(r["promotion"] in ("n", "b", "r") for r in plies),
+            sum(r["promotion"] in ("N", "B", "R") for r in plies),
             sum(r["is_castling"] and r["to_square"] in ("g1", "g8") for r in plies),
             sum(r["is_castling"] and r["to_square"] in ("c1", "c8") for r in plies),
         ]],

@@ -284,6 +284,14 @@ impl Color {
         }
     }
 
+    /// The colour's name in the columns of plies (`color`): `"white"` or `"black"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Color::White => "white",
+            Color::Black => "black",
+        }
+    }
+
     /// The opponent.
     pub const fn other(self) -> Color {
         match self {

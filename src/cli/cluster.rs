@@ -53,11 +53,20 @@ pub enum Command {
     },
 }
 
-/// Runs a cluster command. Errors: [`sqlchess::Error::Usage`] for a bad `--scheduler`;
-/// [`sqlchess::Error::Cluster`] when the node cannot start or fails, or in a build without
-/// the `ballista` feature.
+/// Runs a cluster command. An executor honours `--threads` (its tasks at once, unless
+/// `--concurrent-tasks` says otherwise, and its chess engines) and `--memory-limit` (its
+/// tasks' operators and engines: [`sqlchess::cluster::ExecutorOptions::pipeline`]); a
+/// scheduler runs no query and refuses both.
+///
+/// Errors: [`sqlchess::Error::Usage`] for a bad `--scheduler`, or `--threads` /
+/// `--memory-limit` given to a scheduler; [`sqlchess::Error::Cluster`] when the node cannot
+/// start or fails, or in a build without the `ballista` feature.
 #[cfg(feature = "ballista")]
-pub async fn run(command: Command) -> Result<ExitCode> {
+pub async fn run(
+    command: Command,
+    config: &sqlchess::PipelineConfig,
+    given: crate::Given,
+) -> Result<ExitCode> {
     use sqlchess::cluster::{ExecutorOptions, SchedulerOptions};
     match command {
         Command::Scheduler {
@@ -66,6 +75,7 @@ pub async fn run(command: Command) -> Result<ExitCode> {
             port,
             executor_timeout,
         } => {
+            refuse_for_scheduler(given)?;
             let options = SchedulerOptions {
                 external_host: reachable(&bind, external_host)?,
                 bind_host: bind,
@@ -107,8 +117,13 @@ pub async fn run(command: Command) -> Result<ExitCode> {
                 external_host: reachable(&bind, external_host)?,
                 bind_host: bind,
                 port,
-                concurrent_tasks: concurrent_tasks.unwrap_or(defaults.concurrent_tasks),
+                concurrent_tasks: concurrent_tasks.unwrap_or(if given.threads {
+                    config.target_partitions.max(1)
+                } else {
+                    defaults.concurrent_tasks
+                }),
                 work_dir,
+                pipeline: (given.threads || given.memory_limit).then(|| config.clone()),
                 ..defaults
             };
             eprintln!(
@@ -121,6 +136,19 @@ pub async fn run(command: Command) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A scheduler plans and hands out tasks but runs none: the options that bound a run's
+/// cores and memory are the executors'.
+fn refuse_for_scheduler(given: crate::Given) -> Result<()> {
+    if given.threads || given.memory_limit {
+        return Err(sqlchess::Error::Usage(
+            "--threads and --memory-limit bound the tasks of an executor; a scheduler runs \
+             none: give them to `sqlchess cluster executor`"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The external host of a node that listens on `bind`: `external`, required when `bind`
@@ -138,7 +166,14 @@ fn reachable(bind: &str, external: Option<String>) -> Result<Option<String>> {
 
 /// Without the `ballista` feature: the error that says how to get it.
 #[cfg(not(feature = "ballista"))]
-pub async fn run(_command: Command) -> Result<ExitCode> {
+pub async fn run(
+    command: Command,
+    _config: &sqlchess::PipelineConfig,
+    given: crate::Given,
+) -> Result<ExitCode> {
+    if let Command::Scheduler { .. } = command {
+        refuse_for_scheduler(given)?;
+    }
     Err(without_ballista())
 }
 

@@ -46,9 +46,12 @@ struct Cli {
     /// 256: each one plans its own operators and holds its own buffers.
     #[arg(long, global = true, value_parser = clap::value_parser!(u64).range(0..=MAX_THREADS))]
     threads: Option<u64>,
-    /// Memory limit of the run, for all --threads together (e.g. 2GiB, 512MiB; default: half
-    /// the physical memory). Operators spill to disk first (perft its large levels too); a
-    /// run that cannot stay within it stops with an error naming the limit (exit 2).
+    /// Memory limit of the run, for all --threads together (e.g. 2GiB, 512MiB; at least
+    /// 32MiB; default: half the physical memory). Each pipeline that runs side by side gets
+    /// an equal share, reserved up front; operators spill to disk first (perft its large
+    /// levels too); a run that cannot stay within it stops with an error naming the limit
+    /// and one to try (exit 2). `sql`: the query's operators and its chess engines
+    /// together; `cluster executor`: that executor's tasks.
     #[arg(long, global = true, value_name = "SIZE")]
     memory_limit: Option<String>,
     #[command(subcommand)]
@@ -100,6 +103,14 @@ enum Command {
     Cluster(cluster::Command),
 }
 
+/// Which of the global options the command line gave (some commands refuse one they
+/// cannot apply rather than ignore it).
+#[derive(Clone, Copy)]
+struct Given {
+    threads: bool,
+    memory_limit: bool,
+}
+
 /// Exit status of an error that stops a command (usage, I/O, pipeline).
 const ERROR_EXIT: u8 = 2;
 
@@ -121,11 +132,28 @@ fn main() -> ExitCode {
     };
     match rt.block_on(run(cli)) {
         Ok(code) => code,
+        // the reader of standard output went away (`sqlchess sql … | head -1`): stop
+        // quietly, as command-line tools do
+        Err(e) if broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(ERROR_EXIT)
         }
     }
+}
+
+/// Whether `e` is (or was caused by) a write to a closed pipe.
+fn broken_pipe(e: &Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            return true;
+        }
+        source = s.source();
+    }
+    false
 }
 
 async fn run(cli: Cli) -> Result<ExitCode> {
@@ -135,8 +163,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     }
     if let Some(size) = &cli.memory_limit {
         let limit = sqlchess::session::memory::parse_size(size)?;
-        config.memory = sqlchess::session::memory::MemoryBudget::new(limit)?;
+        config.memory = sqlchess::session::memory::MemoryBudget::for_run(limit)?;
     }
+    let given = Given {
+        threads: cli.threads.is_some(),
+        memory_limit: cli.memory_limit.is_some(),
+    };
     // planned only when awaited: `validate` plans its own pipelines instead
     let engine = Engine::new(config.clone());
     match cli.command {
@@ -151,8 +183,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             format,
             out,
             cluster,
-        } => sql::run(query, file, format, out, cluster).await,
-        Command::Cluster(command) => cluster::run(command).await,
+        } => sql::run(query, file, format, out, cluster, &config, given).await,
+        Command::Cluster(command) => cluster::run(command, &config, given).await,
     }
 }
 

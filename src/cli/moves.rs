@@ -39,13 +39,15 @@ const CHUNK: usize = 10_000;
 pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
     let failed = match (args.fen.as_deref(), args.fens.as_deref()) {
         (Some(fen), None) => {
-            crate::parse_fen(fen, args.chess960)?;
-            let lines = vec![fen.to_string()];
-            let (setups, failed) = positions(engine, 0, &lines, args.chess960).await?;
-            if failed {
-                return Err(Error::Usage("the position cannot occur in a game".into()));
+            let setup = crate::parse_fen(fen, args.chess960)?;
+            if let Some(Some(e)) = engine.check_setups(&[setup]).await?.pop() {
+                return Err(Error::Fen {
+                    fen: fen.to_string(),
+                    source: e,
+                });
             }
-            let rows = legal_moves(engine, &setups, 0, &lines).await?;
+            let lines = vec![fen.to_string()];
+            let rows = legal_moves(engine, &[(0, setup)], 0, &lines).await?;
             for i in 0..rows.len() {
                 out!("{}\t{}\n", rows.san[i], rows.uci[i])?;
             }

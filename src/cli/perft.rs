@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sqlchess::engine::{PerftOptions, PerftProgress};
+use sqlchess::session::memory::human;
 use sqlchess::{Engine, Error, Result};
 
 /// Arguments of `sqlchess perft`.
@@ -25,7 +26,8 @@ pub struct Args {
     chess960: bool,
 }
 
-/// Runs `sqlchess perft`: the counts on stdout; the time and the peak memory on stderr, and
+/// Runs `sqlchess perft`: the counts on stdout; the time, the memory limit with the most of
+/// it in use at once, and the process's peak resident memory on stderr, and
 /// while it runs a progress line (ply, positions done, nodes merged, elapsed), hidden when
 /// stderr is not a terminal. A FEN no legal game reaches is an error ([`Error::Fen`]).
 pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
@@ -57,8 +59,16 @@ pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
         counts?.first().copied().unwrap_or(0)
     };
     eprintln!("time: {:.3} s", t0.elapsed().as_secs_f64());
-    if let Some(peak) = peak_memory() {
-        eprintln!("peak memory: {peak}");
+    // what the limit bounds (the memory pool: stage tables, levels, operators), then the
+    // whole process, which also holds the program, the plans and the allocator's reserve
+    let memory = engine.pipeline().session().memory().budget();
+    eprintln!(
+        "memory limit: {} (peak reserved under it: {})",
+        human(memory.run_limit()),
+        human(memory.peak())
+    );
+    if let Some(peak) = peak_rss() {
+        eprintln!("peak RSS of the process (not bounded by the limit): {peak}");
     }
     out!("nodes: {nodes}\n")?;
     Ok(ExitCode::SUCCESS)
@@ -97,9 +107,9 @@ fn show(pb: &ProgressBar, p: &PerftProgress) {
 }
 
 /// The process's peak resident memory (`VmHWM` of `/proc/self/status`, Linux), as `1.2 GiB`.
-fn peak_memory() -> Option<String> {
+fn peak_rss() -> Option<String> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(sqlchess::session::memory::human(kib * 1024))
+    Some(human(kib * 1024))
 }

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use sqlchess::profile::{self, DEFAULT_POSITIONS, PipelineKind, Workload};
+use sqlchess::io::report::{Format, ReportWriter};
+use sqlchess::profile::{self, DEFAULT_POSITIONS, PipelineKind, ProfileReport, Workload};
 use sqlchess::{Engine, Error, Result};
 
 /// What each pipeline is (`--help`).
@@ -47,10 +48,11 @@ pub struct ProfileArgs {
 }
 
 /// `sqlchess profile`: builds the workload (`--fens FILE`, PGN files, or the default), runs
-/// it, prints the per-stage table and writes the rows to `--json` as JSON lines if given.
+/// it, prints the per-stage table and writes the rows to `--json` as JSON lines if given
+/// (the file is created before the run, so a path that cannot be written fails at once).
 ///
-/// Errors: [`Error::Usage`] when both a FEN file and PGN files are given; as
-/// [`profile::run_profile`].
+/// Errors: [`Error::Usage`] when both a FEN file and PGN files are given; [`Error::Io`]
+/// naming `--json` when it cannot be created; as [`profile::run_profile`].
 pub async fn profile_command(engine: &Engine, args: ProfileArgs) -> Result<ExitCode> {
     let workload = match (args.fens, args.pgn.is_empty()) {
         (Some(_), false) => {
@@ -62,11 +64,20 @@ pub async fn profile_command(engine: &Engine, args: ProfileArgs) -> Result<ExitC
         (None, false) => Workload::Games(args.pgn),
         (None, true) => Workload::default_positions(DEFAULT_POSITIONS),
     };
+    let json = match &args.json {
+        Some(path) => Some(ReportWriter::create(
+            path,
+            Format::Json,
+            ProfileReport::schema(),
+        )?),
+        None => None,
+    };
     let report = profile::run_profile(engine, args.pipeline, &workload).await?;
     out!("pipeline {}: {}\n", args.pipeline.as_str(), report.input)?;
     out!("{}", report.to_table())?;
-    if let Some(path) = args.json {
-        report.write_json(&path)?;
+    if let Some(mut w) = json {
+        w.write(&report.to_batch()?)?;
+        w.finish()?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -16,11 +16,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use datafusion::arrow::util::pretty::pretty_format_batches;
+use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::{CopyToSource, DFParser, Statement};
 use futures::StreamExt;
 use sqlchess::io::report::{Format, ReportWriter};
-use sqlchess::{Error, Result};
+use sqlchess::session::SessionError;
+use sqlchess::{Error, PipelineConfig, Result};
 
 /// Output formats of `sqlchess sql`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -49,14 +51,20 @@ impl SqlFormat {
     }
 }
 
-/// Runs `sqlchess sql`. Errors: a statement that does not parse, plan or run gives
-/// [`Error::DataFusion`] (exit status 2 from `main`); output errors [`Error::Io`].
+/// Runs `sqlchess sql` on a session of `config` ([`sqlchess::sql::context_with`]: its
+/// `--threads` and `--memory-limit`). Errors: a statement that does not parse, plan or run
+/// gives [`Error::DataFusion`] (exit status 2 from `main`), one that runs out of the memory
+/// limit [`sqlchess::session::SessionError::MemoryLimit`]; no statement at all, or
+/// `--memory-limit` with `--cluster` (the limit of a cluster is each executor's),
+/// [`Error::Usage`]; output errors [`Error::Io`].
 pub async fn run(
     query: Option<String>,
     file: Option<PathBuf>,
     format: Option<SqlFormat>,
     out: Option<PathBuf>,
     cluster: Option<String>,
+    config: &PipelineConfig,
+    given: crate::Given,
 ) -> Result<ExitCode> {
     let text = match (query, &file) {
         (Some(q), None) => q,
@@ -94,48 +102,113 @@ pub async fn run(
         (None, None) => SqlFormat::Table,
     };
     let statements = DFParser::parse_sql(&text).map_err(|e| Error::DataFusion(e.into()))?;
+    if statements.is_empty() {
+        return Err(Error::Usage(
+            "no SQL statement given: the query is empty (e.g. sqlchess sql \"SELECT count(*) \
+             FROM read_pgn('games.pgn')\")"
+                .into(),
+        ));
+    }
+    if cluster.is_some() && given.memory_limit {
+        return Err(Error::Usage(
+            "--memory-limit applies to a query run here; on a cluster each executor has its \
+             own: sqlchess cluster executor --memory-limit SIZE"
+                .into(),
+        ));
+    }
     let ctx = match cluster {
-        None => sqlchess::sql::context(),
+        None => sqlchess::sql::context_with(config),
         #[cfg(feature = "ballista")]
         Some(url) => sqlchess::cluster::connect(&url).await?,
         #[cfg(not(feature = "ballista"))]
         Some(_) => return Err(crate::cluster::without_ballista()),
     };
+    if given.threads {
+        // on a cluster: the partitions the scheduler plans the query with
+        let state = ctx.state_ref();
+        state
+            .write()
+            .config_mut()
+            .options_mut()
+            .execution
+            .target_partitions = config.target_partitions.max(1);
+    }
     let last = statements.len().saturating_sub(1);
     for (i, statement) in statements.into_iter().enumerate() {
-        if let Some(()) = copy_to_parquet(&ctx, &statement).await? {
-            continue;
-        }
-        let plan = ctx.state().statement_to_plan(statement).await?;
-        let df = ctx.execute_logical_plan(plan).await?;
-        match format.report() {
-            None => {
-                let batches = df.collect().await?;
-                if batches.first().is_some_and(|b| b.num_columns() > 0) {
-                    let table = pretty_format_batches(&batches)?;
-                    write_out(&out, &format!("{table}\n"))?;
-                }
-            }
-            Some(f) if i == last => {
-                let schema = df.schema().inner().clone();
-                let mut stream = df.execute_stream().await?;
-                let mut w = match &out {
-                    Some(path) => ReportWriter::create(path, f, schema)?,
-                    None => {
-                        ReportWriter::new(Box::new(std::io::stdout()), crate::STDOUT, f, schema)?
-                    }
-                };
-                while let Some(b) = stream.next().await {
-                    w.write(&b?)?;
-                }
-                w.finish()?;
-            }
-            Some(_) => {
-                df.collect().await?;
-            }
-        }
+        let ran = run_statement(&ctx, statement, format, &out, i == last).await;
+        ran.map_err(|e| match e {
+            Error::DataFusion(e) => query_error(config, e),
+            other => other,
+        })?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs one statement; `last`: its rows are the output of the file formats.
+async fn run_statement(
+    ctx: &SessionContext,
+    statement: Statement,
+    format: SqlFormat,
+    out: &Option<PathBuf>,
+    last: bool,
+) -> Result<()> {
+    if let Some(()) = copy_to_parquet(ctx, &statement).await? {
+        return Ok(());
+    }
+    let plan = ctx.state().statement_to_plan(statement).await?;
+    let df = ctx.execute_logical_plan(plan).await?;
+    match format.report() {
+        None => {
+            let batches = df.collect().await?;
+            if batches.first().is_some_and(|b| b.num_columns() > 0) {
+                let table = pretty_format_batches(&batches)?;
+                write_out(out, &format!("{table}\n"))?;
+            }
+        }
+        Some(f) if last => {
+            let schema = df.schema().inner().clone();
+            let mut stream = df.execute_stream().await?;
+            let mut w = match out {
+                Some(path) => ReportWriter::create(path, f, schema)?,
+                None => ReportWriter::new(Box::new(std::io::stdout()), crate::STDOUT, f, schema)?,
+            };
+            while let Some(b) = stream.next().await {
+                w.write(&b?)?;
+            }
+            w.finish()?;
+        }
+        Some(_) => {
+            df.collect().await?;
+        }
+    }
+    Ok(())
+}
+
+/// A query's error as the user should read it: the memory limit's error (of a chess engine
+/// inside the scan or a function, or of the query's own operators:
+/// [`sqlchess::session::memory::MemoryBudget::query_error`]) when the limit stopped it,
+/// else DataFusion's.
+fn query_error(config: &PipelineConfig, e: DataFusionError) -> Error {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+    while let Some(c) = cause {
+        let session = c
+            .downcast_ref::<SessionError>()
+            .or(match c.downcast_ref::<Error>() {
+                Some(Error::Session(s)) => Some(s),
+                _ => None,
+            });
+        if let Some(SessionError::MemoryLimit { limit, what }) = session {
+            return Error::Session(SessionError::MemoryLimit {
+                limit: *limit,
+                what: what.clone(),
+            });
+        }
+        cause = c.source();
+    }
+    match config.memory.query_error("the query", e) {
+        SessionError::DataFusion(e) => Error::DataFusion(e),
+        limit => Error::Session(limit),
+    }
 }
 
 /// Appends `text` to `--out` (or writes it on standard output).

@@ -14,6 +14,7 @@ use sqlchess::io::input::{ByteCounter, Input};
 use sqlchess::io::report::{self, Format, ReportWriter};
 use sqlchess::pgn::{PgnError, PgnReader, RawGame};
 use sqlchess::profile::ProfileReport;
+use sqlchess::session::SessionError;
 use sqlchess::validate::{ErrorKind, GameReport, ValidateOptions, Validator};
 use sqlchess::{Error, PipelineConfig, Result};
 
@@ -24,7 +25,7 @@ use crate::{ERROR_EXIT, STDOUT};
 pub struct Args {
     /// PGN files, directories (searched recursively for *.pgn, *.pgn.zst, *.pgn.gz,
     /// *.pgn.bz2) or - for standard input; .zst/.gz/.bz2 are decompressed on the fly
-    /// (default: data/sample.pgn).
+    /// (default: the 20 games of data/sample.pgn, compiled into the program).
     files: Vec<PathBuf>,
     /// Write one row per game here (.csv, .json, .parquet or .arrow).
     #[arg(long)]
@@ -62,11 +63,6 @@ fn format_help(f: Format) -> &'static str {
 /// by Ctrl-C or SIGTERM ([`crate::interrupt`]).
 pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
     let validator = Validator::new(config.target_partitions, config).await?;
-    let files = if args.files.is_empty() {
-        vec![PathBuf::from("data/sample.pgn")]
-    } else {
-        args.files
-    };
     let format = match (&args.out, args.format) {
         (_, Some(f)) => Some(f),
         (Some(p), None) => Some(Format::from_path(p)?),
@@ -79,7 +75,12 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         }),
         None => None,
     };
-    let inputs = sqlchess::io::input::expand(&files)?;
+    // no argument: the sample compiled into the program, from any folder
+    let inputs = if args.files.is_empty() {
+        vec![Input::sample()]
+    } else {
+        sqlchess::io::input::expand(&args.files)?
+    };
     if inputs.is_empty() {
         eprintln!("warning: no PGN files found");
     }
@@ -98,6 +99,7 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
     let t0 = Instant::now();
     let mut summary = Summary::default();
     let mut io_errors = 0u64;
+    let mut failure: Option<Error> = None;
     let batch = args.batch.max(1);
     let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(batch.min(65_536));
     let mut flush = |games: &[(&str, RawGame)]| {
@@ -139,10 +141,37 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
                 break 'inputs;
             }
             if games.len() >= batch {
-                flush(&games)?;
+                if let Err(e) = flush(&games) {
+                    failure = Some(e);
+                    break 'inputs;
+                }
                 games.clear();
             }
         }
+    }
+    if failure.is_none()
+        && !interrupt.requested()
+        && let Err(e) = flush(&games)
+    {
+        failure = Some(e);
+    }
+    if let Some(e) = failure {
+        // stopped by the memory limit: what was written is kept, as after Ctrl-C
+        if let Error::Session(SessionError::MemoryLimit { .. }) = &e {
+            pb.finish_and_clear();
+            eprintln!(
+                "stopped by the memory limit: {} games validated and written to {}",
+                summary.games,
+                sink.finish_partial()?
+            );
+            if let Some(w) = plies {
+                let rows = w.rows();
+                if let Some(path) = w.finish_partial()? {
+                    eprintln!("{rows} plies written to {}", path.display());
+                }
+            }
+        }
+        return Err(e);
     }
     let interrupted = interrupt.requested();
     let mut stopped = vec![];
@@ -160,7 +189,6 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
             }
         }
     } else {
-        flush(&games)?;
         sink.finish()?;
         if let Some(w) = plies {
             w.finish()?;

@@ -229,6 +229,12 @@ pub struct ExecutorOptions {
     /// Its id at the scheduler, also named in the errors of files it cannot read
     /// (default `HOST:PORT`).
     pub id: Option<String>,
+    /// Settings its tasks honour (`sqlchess cluster executor --threads N --memory-limit
+    /// SIZE`): the chess engines of its scans, at most `target_partitions`, share half the
+    /// memory limit ([`crate::sql::context_with`]); the tasks' operators the other half
+    /// (Ballista's memory pool, cut among the running tasks). Default `None`: engines with
+    /// their default settings, Ballista's default pool.
+    pub pipeline: Option<crate::session::PipelineConfig>,
 }
 
 impl Default for ExecutorOptions {
@@ -244,6 +250,7 @@ impl Default for ExecutorOptions {
                 .unwrap_or(1),
             work_dir: None,
             id: None,
+            pipeline: None,
         }
     }
 }
@@ -279,6 +286,14 @@ impl ExecutorOptions {
         crate::sql::register(&ctx);
         let registry = BallistaFunctionRegistry::from(&ctx.state());
         let id = self.id();
+        let codec = physical_codec(Some(format!("executor {id}")));
+        let (codec, memory_pool_size) = match &self.pipeline {
+            Some(p) => (
+                codec.with_config(p),
+                Some((p.memory.limit() as f64 * (1.0 - crate::sql::engines::ENGINES_SHARE)) as u64),
+            ),
+            None => (codec, None),
+        };
         Ok(ExecutorProcessConfig {
             executor_id: id.clone(),
             bind_host: self.bind_host.clone(),
@@ -298,7 +313,9 @@ impl ExecutorOptions {
             job_data_ttl_seconds: 3600,
             job_data_clean_up_interval_seconds: 600,
             override_logical_codec: Some(logical_codec()),
-            override_physical_codec: Some(Arc::new(physical_codec(Some(format!("executor {id}"))))),
+            override_physical_codec: Some(Arc::new(codec)),
+            memory_pool_size: memory_pool_size
+                .or(ExecutorProcessConfig::default().memory_pool_size),
             override_function_registry: Some(Arc::new(registry)),
             override_config_producer: Some(Arc::new(session_config)),
             ..ExecutorProcessConfig::default()

@@ -47,9 +47,10 @@ pub struct PerftOptions {
     /// Called after each chunk and each bucket with where perft is (from the workers'
     /// threads too).
     pub progress: Option<Arc<dyn Fn(&PerftProgress) + Send + Sync>>,
-    /// Distinct positions of a bucket from which its chunks are shared among workers, one
-    /// pipeline of one partition per target partition of the engine. Default
-    /// [`PARALLEL_FROM`]; `Some(1)` shares every bucket (to test the workers on small trees).
+    /// Nodes of a level from which its chunks (and those of every later level) are shared
+    /// among workers, pipelines of one partition each (one per target partition of the
+    /// engine, or fewer under a small memory limit). Default [`PARALLEL_FROM`]; `Some(1)`
+    /// shares every level (to test the workers on small trees).
     pub parallel_from: Option<usize>,
 }
 
@@ -77,6 +78,27 @@ pub const FIRST_CHUNK: usize = 1024;
 pub const MAX_CHUNK: usize = 1 << 18;
 /// Share of the memory limit the stage tables of one chunk aim at.
 pub const CHUNK_TABLES_SHARE: f64 = 1.0 / 6.0;
+/// Share of the memory limit the workers of large buckets take together (each an equal
+/// share of it, reserved when they are planned: [`PARALLEL_FROM`]; as many workers as cores,
+/// or fewer when a share would be below [`MIN_WORKER_MEMORY`]); the rest
+/// stays with the engine for the levels and the merge of each bucket.
+pub const WORKERS_SHARE: f64 = 0.5;
+/// Under a memory limit below this, every level's chunks run on workers (see
+/// [`PARALLEL_FROM`]): the engine's own plans of several partitions would race for a small
+/// pool, so that whether a run fits would depend on thread timing.
+pub const WORKERS_ALWAYS_BELOW: u64 = 1 << 30;
+/// The smallest memory share of a worker: [`WORKER_FIXED_MEMORY`] and room for chunks
+/// (measured on the start position's level 4: 16 MiB shares fail on the tables a chunk
+/// leaves for the next).
+pub const MIN_WORKER_MEMORY: u64 = 32 << 20;
+/// What a worker holds whatever its chunks: the static tables (`piece_rays`,
+/// `castling_rules`, … about 6 MiB) and the hash tables its stages build over them (about
+/// 5 MiB).
+pub const WORKER_FIXED_MEMORY: u64 = 12 << 20;
+/// Share of what a worker's memory leaves after [`WORKER_FIXED_MEMORY`] that the stage
+/// tables of one of its chunks aim at (the rest is
+/// for the hash tables its stages build).
+pub const WORKER_CHUNK_TABLES_SHARE: f64 = 1.0 / 3.0;
 /// The most bytes the stage tables of one chunk aim at, whatever the limit: larger chunks
 /// are no faster.
 pub const MAX_CHUNK_TABLES: u64 = 32 << 20;
@@ -84,9 +106,9 @@ pub const MAX_CHUNK_TABLES: u64 = 32 << 20;
 pub const MAX_IN_MEMORY_LEVEL: u64 = 512 << 20;
 /// The most bytes of one bucket by default.
 pub const MAX_BUCKET_BYTES: u64 = 128 << 20;
-/// Distinct positions of a bucket from which its chunks are shared among workers (one
-/// pipeline of one partition per core, each on its own thread, as `validate` does); smaller
-/// buckets run on the engine itself, as planning a worker costs about 0.1 s.
+/// Nodes of a level from which its chunks are shared among workers (pipelines of one
+/// partition each, each on its own thread, as `validate` does); smaller levels run on the
+/// engine itself, as planning a worker costs about 0.1 s.
 pub const PARALLEL_FROM: usize = 4 * FIRST_CHUNK;
 
 /// The reservations of two consecutive levels (the one read and the one written).
@@ -136,8 +158,8 @@ impl Engine {
     /// spilled to Arrow IPC files when it is large. Each bucket in turn has its
     /// transpositions merged (`perft_merge`: GROUP BY key, multiplicities summed; equal keys
     /// share a bucket, so this is exact), and its distinct positions go through the
-    /// legal-move stages in chunks (a large bucket's chunks shared among workers, one
-    /// pipeline of one partition per target partition: [`PARALLEL_FROM`]): at the last ply
+    /// legal-move stages in chunks (from the first large level on shared among workers,
+    /// pipelines of one partition each: [`PARALLEL_FROM`]): at the last ply
     /// only counted (`perft_counts`), before it expanded (`perft_moves`, `perft_children`,
     /// the move applied, `position_keys`, `perft_frontier`) into the next level's buckets.
     /// The stage tables of a chunk are reserved in the memory pool; a chunk that runs out of
@@ -261,9 +283,18 @@ impl Engine {
     }
 
     /// The distinct positions of one merged bucket, chunk by chunk: on the engine itself
-    /// for a small bucket (or one core), else cut into one slice per core, each run by a
-    /// worker of its own ([`PerftRun::workers`]) on its own thread. The children of every
-    /// chunk go to `next` as they come.
+    /// while the levels are small (or with one core), else cut into one slice per worker,
+    /// each run by a worker of its own ([`PerftRun::workers`]) on its own thread. The
+    /// children of every chunk go to `next` as they come.
+    ///
+    /// Workers are planned at the first level of at least [`PARALLEL_FROM`] nodes, or at
+    /// the first under a limit below [`WORKERS_ALWAYS_BELOW`] (with more than one target
+    /// partition), one partition each, as many as cores or as get
+    /// [`MIN_WORKER_MEMORY`] of [`WORKERS_SHARE`] of the limit, each with its share
+    /// reserved up front; a single worker (a small limit) draws on the engine's pool, as it
+    /// runs while the engine waits. From then on every chunk runs on them, never on the
+    /// engine, whose plans of several partitions would race for one memory pool: whether a
+    /// chunk fits depends on its worker's work only (crate::session::memory).
     async fn perft_bucket(
         &self,
         run: &mut PerftRun,
@@ -273,35 +304,60 @@ impl Engine {
         progress: &mut PerftProgress,
         options: &PerftOptions,
     ) -> Result<()> {
-        let cores = self.config.target_partitions;
         let rows = merged.num_rows();
-        let parallel = cores > 1 && rows >= options.parallel_from.unwrap_or(PARALLEL_FROM);
-        let pipelines = if parallel { cores } else { 1 };
+        let level_large = progress.nodes >= options.parallel_from.unwrap_or(PARALLEL_FROM) as u64;
+        let small_limit = self.config.memory.limit() < WORKERS_ALWAYS_BELOW;
+        if run.workers.is_empty()
+            && self.config.target_partitions > 1
+            && (level_large || small_limit)
+        {
+            // the workers' tables take the place of the engine's
+            self.clear(CHUNK_TABLES).await?;
+            let cores = self.config.memory.pipelines(
+                self.config.target_partitions,
+                WORKERS_SHARE,
+                MIN_WORKER_MEMORY,
+            );
+            // one worker runs while the engine waits: it draws on the engine's pool
+            let budgets = if cores > 1 {
+                self.config
+                    .memory
+                    .shares("perft worker", cores, WORKERS_SHARE)?
+            } else {
+                vec![self.config.memory.clone()]
+            };
+            for memory in budgets {
+                let config = PipelineConfig {
+                    target_partitions: 1,
+                    memory,
+                    ..self.config.clone()
+                };
+                run.workers.push(Engine::new(config).await?);
+            }
+        }
+        let cores = run.workers.len();
+        let parallel = cores > 0;
         let memory = self.pipeline().session().memory();
         let limit = memory.budget().limit() as f64;
+        // the chunk tables' part of the memory the pipeline running them may use: the
+        // engine's limit, or what a worker's share leaves
+        let target = if cores > 1 {
+            let share = limit * WORKERS_SHARE / cores as f64;
+            (share - WORKER_FIXED_MEMORY as f64).max(0.0) * WORKER_CHUNK_TABLES_SHARE
+        } else {
+            limit * CHUNK_TABLES_SHARE
+        };
         let shared = Shared {
             next: Mutex::new(next),
             progress: Mutex::new(progress),
             memory,
-            // the share of the limit for chunk tables, cut among the pipelines holding them
-            target: ((limit * CHUNK_TABLES_SHARE / pipelines as f64) as u64).min(MAX_CHUNK_TABLES),
+            target: (target as u64).min(MAX_CHUNK_TABLES),
         };
         if !parallel {
             let (tally, modes) = (&mut run.tally, &run.modes);
             return self
                 .perft_slice(tally, modes, merged, last, &shared, options)
                 .await;
-        }
-        // the workers' tables take the place of the engine's
-        self.clear(CHUNK_TABLES).await?;
-        if run.workers.is_empty() {
-            for _ in 0..cores {
-                let config = PipelineConfig {
-                    target_partitions: 1,
-                    ..self.config.clone()
-                };
-                run.workers.push(Engine::new(config).await?);
-            }
         }
         let per = rows.div_ceil(cores);
         let (modes, tally, shared) = (&run.modes, &run.tally, &shared);
@@ -359,6 +415,8 @@ impl Engine {
             let n = tally.chunk.min(nodes.num_rows() - at);
             let out = match self.perft_chunk(&nodes.slice(at, n), modes, last).await {
                 Err(Error::Session(SessionError::MemoryLimit { .. })) if n > 1 => {
+                    // the tables the last chunks left are not kept for the smaller one
+                    self.clear(CHUNK_TABLES).await?;
                     tally.chunk = n / 2;
                     tally.max_chunk = tally.chunk;
                     continue;

@@ -189,7 +189,7 @@ fn ply_of(named: Option<ReplayPly>, before: Option<&Setup>, ep_legal: bool) -> O
             is_capture: n.ply_capture,
             is_castling: n.ply_castling,
             is_en_passant: n.ply_en_passant,
-            promotion: n.ply_promotion.map(|p| p.to_ascii_lowercase()),
+            promotion: n.ply_promotion.map(|p| p.to_ascii_uppercase()),
             ..Default::default()
         },
         gives_check: n.gives_check,

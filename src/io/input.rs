@@ -6,11 +6,13 @@
 //! text, counting the bytes read from the source (before decompression) in a shared
 //! [`ByteCounter`] for progress reporting. Nothing is read into memory as a whole.
 //!
-//! Compression is chosen by the file name (`.zst`/`.zstd`, `.gz`, `.bz2`, case-insensitive).
-//! Standard input and files whose name has none of the known extensions (not `.pgn` either)
-//! are sniffed: a zstd, gzip or bzip2 magic number at the start selects the decoder, anything
-//! else is read as plain text. Concatenated streams (several zstd frames, gzip members, bzip2
-//! streams) are read to the end.
+//! Every input is recognised by its first bytes, whatever its name: a zstd, gzip or bzip2
+//! magic number selects the decoder, anything else is plain text (so a gzip file named
+//! `games.pgn` is read as gzip, and a plain file named `x.pgn.gz` as text). Concatenated
+//! streams (several zstd frames, gzip members, bzip2 streams) are read to the end. Text that
+//! is not text at all (a NUL byte or many control bytes at its start, or another compression
+//! such as xz or zip) is refused with [`Error::NotPgn`] instead of being read as hundreds of
+//! games with syntax errors.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek};
@@ -30,7 +32,13 @@ pub enum Source {
     Stdin,
     /// A file.
     File(PathBuf),
+    /// Bytes compiled into the program ([`Input::sample`]).
+    Bundled(&'static [u8]),
 }
+
+/// The 20 games of `data/sample.pgn`, compiled into the program: what `sqlchess validate`
+/// reads without an argument, from any folder.
+pub const SAMPLE_PGN: &[u8] = include_bytes!("../../data/sample.pgn");
 
 /// How an input is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,29 +51,11 @@ pub enum Compression {
     Gzip,
     /// bzip2 (`.bz2`), all streams.
     Bzip2,
-    /// Unknown from the name: decided by the first bytes when opened.
+    /// Not known yet: decided by the first bytes when opened (every input starts so).
     Sniff,
 }
 
 impl Compression {
-    /// The compression a file name announces: by its last extension (`.zst`/`.zstd`, `.gz`,
-    /// `.bz2`); `.pgn` is plain text; any other name is [`Compression::Sniff`].
-    #[must_use]
-    pub fn from_name(name: &str) -> Compression {
-        let lower = name.to_ascii_lowercase();
-        if lower.ends_with(".zst") || lower.ends_with(".zstd") {
-            Compression::Zstd
-        } else if lower.ends_with(".gz") {
-            Compression::Gzip
-        } else if lower.ends_with(".bz2") {
-            Compression::Bzip2
-        } else if lower.ends_with(".pgn") {
-            Compression::None
-        } else {
-            Compression::Sniff
-        }
-    }
-
     /// The compression whose magic number starts `head` (plain text if none does).
     #[must_use]
     pub fn sniff(head: &[u8]) -> Compression {
@@ -76,6 +66,47 @@ impl Compression {
             _ => Compression::None,
         }
     }
+}
+
+/// Why `head`, the first bytes of an input's (decompressed) text, is not PGN text, or
+/// `None` when it may be: another compression's magic number (xz, zip, 7z, lz4, lzip), or a
+/// first line (its first 4 KiB at most) with a NUL byte or more than one control byte in 32
+/// (PGN text, UTF-8 or Windows-1252, has almost none: only tab, line feed, carriage return,
+/// form feed and escape are expected). Only the first line is judged: binary bytes further
+/// on are the reader's to report game by game, without losing the games around them.
+#[must_use]
+pub fn not_text(head: &[u8]) -> Option<String> {
+    const OTHERS: [(&[u8], &str); 5] = [
+        (&[0xFD, b'7', b'z', b'X', b'Z', 0], "xz-compressed"),
+        (b"PK\x03\x04", "a zip archive"),
+        (&[b'7', b'z', 0xBC, 0xAF, 0x27, 0x1C], "a 7z archive"),
+        (&[0x04, 0x22, 0x4D, 0x18], "lz4-compressed"),
+        (b"LZIP", "lzip-compressed"),
+    ];
+    if let Some((_, what)) = OTHERS.iter().find(|(magic, _)| head.starts_with(magic)) {
+        return Some(format!(
+            "{what} (zstd, gzip and bzip2 are read; decompress it first)"
+        ));
+    }
+    let end = head
+        .iter()
+        .take(FIRST_LINE)
+        .position(|&b| b == b'\n')
+        .unwrap_or(head.len().min(FIRST_LINE));
+    let head = &head[..end];
+    if let Some(at) = head.iter().position(|&b| b == 0) {
+        return Some(format!("binary data (a NUL byte at offset {at})"));
+    }
+    let controls = head
+        .iter()
+        .filter(|&&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0C | 0x1B)) || b == 0x7F)
+        .count();
+    (controls * 32 > head.len()).then(|| {
+        format!(
+            "binary data ({controls} control bytes in its first {} bytes)",
+            head.len()
+        )
+    })
 }
 
 /// One input of a validation run.
@@ -137,11 +168,10 @@ pub fn expand(args: &[PathBuf]) -> Result<Vec<Input>> {
 }
 
 fn file_input(path: PathBuf) -> Input {
-    let name = path.display().to_string();
     Input {
-        compression: Compression::from_name(&name),
+        name: path.display().to_string(),
         source: Source::File(path),
-        name,
+        compression: Compression::Sniff,
     }
 }
 
@@ -220,7 +250,17 @@ impl<R: Read> Read for CountingReader<R> {
 }
 
 impl Input {
-    /// The size of the source in bytes, if it is a regular file.
+    /// The bundled sample ([`SAMPLE_PGN`]), named `data/sample.pgn` as in the repository.
+    #[must_use]
+    pub fn sample() -> Input {
+        Input {
+            name: "data/sample.pgn".into(),
+            source: Source::Bundled(SAMPLE_PGN),
+            compression: Compression::None,
+        }
+    }
+
+    /// The size of the source in bytes, if it is a regular file (or bundled).
     #[must_use]
     pub fn size(&self) -> Option<u64> {
         match &self.source {
@@ -228,6 +268,7 @@ impl Input {
                 .ok()
                 .filter(|m| m.is_file())
                 .map(|m| m.len()),
+            Source::Bundled(b) => Some(b.len() as u64),
             Source::Stdin => None,
         }
     }
@@ -236,8 +277,9 @@ impl Input {
     /// `counter`. Read errors later on (including corrupt compressed data) come from the
     /// reader as [`io::Error`]s.
     ///
-    /// Errors: [`Error::Io`] naming the input when it cannot be opened or its compressed
-    /// stream header is unreadable.
+    /// Errors: [`Error::Io`] naming the input when it cannot be opened or its first block
+    /// cannot be read or decompressed; [`Error::NotPgn`] when that block is not text
+    /// ([`not_text`]).
     pub fn open(&self, counter: &ByteCounter) -> Result<Box<dyn BufRead>> {
         let io = |e: io::Error| Error::Io {
             path: self.name.clone(),
@@ -246,6 +288,7 @@ impl Input {
         let raw: Box<dyn Read> = match &self.source {
             Source::Stdin => Box::new(io::stdin().lock()),
             Source::File(p) => Box::new(File::open(p).map_err(io)?),
+            Source::Bundled(bytes) => Box::new(*bytes),
         };
         let mut src = BufReader::with_capacity(BUF, CountingReader::new(raw, counter.clone()));
         let compression = match self.compression {
@@ -267,9 +310,30 @@ impl Input {
                 bzip2::bufread::MultiBzDecoder::new(src),
             )),
         };
-        Ok(reader)
+        self.checked(reader)
+    }
+
+    /// `reader` once its first block is known to be text. Errors: as [`Input::open`].
+    fn checked(&self, mut reader: Box<dyn BufRead>) -> Result<Box<dyn BufRead>> {
+        let head = reader.fill_buf().map_err(|e| Error::Io {
+            path: self.name.clone(),
+            source: e,
+        })?;
+        match not_text(&head[..head.len().min(TEXT_CHECK)]) {
+            Some(reason) => Err(Error::NotPgn {
+                path: self.name.clone(),
+                reason,
+            }),
+            None => Ok(reader),
+        }
     }
 }
+
+/// Bytes at the start of an input (or of a range of one) given to [`not_text`].
+const TEXT_CHECK: usize = 64 * 1024;
+
+/// The most bytes of the first line [`not_text`] judges.
+const FIRST_LINE: usize = 4096;
 
 impl Input {
     /// Opens the bytes `start..end` (`end` `None`: to the end) of a plain-text file as
@@ -294,7 +358,7 @@ impl Input {
         let Source::File(p) = &self.source else {
             return Err(io(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                "a byte range of standard input",
+                "a byte range of an input that is not a file",
             )));
         };
         let mut file = File::open(p).map_err(io)?;
@@ -303,7 +367,7 @@ impl Input {
             Some(e) => Box::new(file.take(e.saturating_sub(start))),
             None => Box::new(file),
         };
-        Ok(Box::new(BufReader::with_capacity(
+        self.checked(Box::new(BufReader::with_capacity(
             BUF,
             CountingReader::new(raw, counter.clone()),
         )))
@@ -329,17 +393,26 @@ mod tests {
     }
 
     #[test]
-    fn names_and_magic_numbers() {
-        assert_eq!(Compression::from_name("a/b.PGN.ZST"), Compression::Zstd);
-        assert_eq!(Compression::from_name("b.pgn.gz"), Compression::Gzip);
-        assert_eq!(Compression::from_name("b.pgn.bz2"), Compression::Bzip2);
-        assert_eq!(Compression::from_name("b.pgn"), Compression::None);
-        assert_eq!(Compression::from_name("games.txt"), Compression::Sniff);
+    fn magic_numbers_and_text() {
+        assert_eq!(Compression::sniff(b"\x28\xb5\x2f\xfd"), Compression::Zstd);
         assert_eq!(Compression::sniff(b"\x1f\x8b\x08"), Compression::Gzip);
         assert_eq!(Compression::sniff(b"BZh9"), Compression::Bzip2);
         assert_eq!(Compression::sniff(b"[Event"), Compression::None);
         assert_eq!(Compression::sniff(b""), Compression::None);
         assert!(is_pgn_name("x.Pgn.bz2") && !is_pgn_name("x.txt") && !is_pgn_name("x.pgn.xz"));
+        // text: PGN, Windows-1252 bytes, a BOM, an escape; not: NUL, controls, xz, zip
+        assert_eq!(not_text(PGN.as_bytes()), None);
+        assert_eq!(
+            not_text(b"\xef\xbb\xbf[Event \"caf\xe9\"]\x1b\r\n\x0c"),
+            None
+        );
+        assert_eq!(not_text(b""), None);
+        assert!(not_text(b"[Event \"x\"]\0").is_some_and(|r| r.contains("offset 11")));
+        assert!(not_text(&[1u8; 100]).is_some_and(|r| r.contains("100 control bytes")));
+        // binary after the first line is the reader's to report
+        assert_eq!(not_text(b"[Event \"x\"]\n\0\0\0\x01\x02"), None);
+        assert!(not_text(b"\xfd7zXZ\0\0").is_some_and(|r| r.starts_with("xz-compressed")));
+        assert!(not_text(b"PK\x03\x04").is_some_and(|r| r.contains("zip")));
     }
 
     #[test]
@@ -361,8 +434,11 @@ mod tests {
         let mut bz = bzip2::write::BzEncoder::new(vec![], bzip2::Compression::default());
         bz.write_all(PGN.as_bytes()).expect("bz2");
         std::fs::write(dir.join("d.pgn.bz2"), bz.finish().expect("bz2")).expect("write");
-        // a gzip file without a telling name is sniffed
+        // a gzip file without a telling name is sniffed; so is one named as plain text, and
+        // a plain file named as compressed is read as text (issue 31)
         std::fs::write(dir.join("e.data"), &gz).expect("write");
+        std::fs::write(sub.join("f.pgn"), &gz).expect("write");
+        std::fs::write(sub.join("g.pgn.zst"), PGN).expect("write");
 
         let inputs = expand(&[dir.clone(), dir.join("e.data")]).expect("expand");
         let names: Vec<String> = inputs
@@ -377,13 +453,31 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["b.pgn", "c.pgn.zst", "d.pgn.bz2", "sub/a.pgn.gz", "e.data"]
+            [
+                "b.pgn",
+                "c.pgn.zst",
+                "d.pgn.bz2",
+                "sub/a.pgn.gz",
+                "sub/f.pgn",
+                "sub/g.pgn.zst",
+                "e.data"
+            ]
         );
         for input in &inputs {
             let (text, bytes) = read_all(input);
             assert_eq!(text, PGN, "{}", input.name);
             assert_eq!(Some(bytes), input.size(), "{}", input.name);
         }
+        // a file that is not text: one error naming it
+        std::fs::write(dir.join("h.pgn"), b"\xfd7zXZ\0\0\x04\xe6\xd6\xb4F").expect("write");
+        let not_pgn = expand(&[dir.join("h.pgn")]).expect("expand")[0]
+            .open(&ByteCounter::new())
+            .err()
+            .expect("not a PGN file");
+        assert!(
+            matches!(&not_pgn, Error::NotPgn { path, reason } if path.ends_with("h.pgn") && reason.starts_with("xz")),
+            "{not_pgn}"
+        );
         let missing = expand(&[dir.join("missing.pgn")]).expect_err("missing");
         assert!(
             matches!(&missing, Error::Io { path, .. } if path.ends_with("missing.pgn")),

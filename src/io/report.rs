@@ -10,7 +10,7 @@
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use datafusion::arrow::array::{
     Array, ArrayRef, BooleanArray, RecordBatch, StringArray, UInt32Array, UInt64Array,
@@ -140,6 +140,8 @@ pub fn plies_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         f("game_id", UInt64, false),
         f("ply", UInt32, false),
+        f("color", Utf8, false),
+        f("move_number", UInt32, false),
         f("fen_before", Utf8, false),
         f("uci", Utf8, false),
         f("san", Utf8, false),
@@ -166,6 +168,10 @@ pub fn plies_to_batch(rows: &[PlyRow]) -> Result<RecordBatch> {
                 rows.iter().map(|r| r.game_id),
             )),
             Arc::new(UInt32Array::from_iter_values(rows.iter().map(|r| r.ply))),
+            s(|r| r.color().name()),
+            Arc::new(UInt32Array::from_iter_values(
+                rows.iter().map(PlyRow::move_number),
+            )),
             Arc::new(StringArray::from_iter_values(
                 rows.iter().map(PlyRow::fen_before),
             )),
@@ -205,7 +211,41 @@ pub fn write_batches(
 /// Rows per Parquet row group: bounds the memory the Parquet writer buffers.
 const PARQUET_ROW_GROUP: usize = 128 * 1024;
 
-type Sink = BufWriter<Box<dyn Write + Send>>;
+type Sink = BufWriter<Recording>;
+
+/// The byte sink of a report, which keeps the kind of its first write error: the CSV writer
+/// hands I/O errors on as text only (`ArrowError::CsvError`), and a closed pipe
+/// (`sqlchess validate … | head`) must stay an [`Error::Io`] of kind `BrokenPipe`.
+struct Recording {
+    inner: Box<dyn Write + Send>,
+    failed: Arc<OnceLock<std::io::ErrorKind>>,
+}
+
+impl Write for Recording {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).inspect_err(|e| {
+            let _ = self.failed.set(e.kind());
+        })
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush().inspect_err(|e| {
+            let _ = self.failed.set(e.kind());
+        })
+    }
+}
+
+/// A writer's error: the sink's own I/O error when it had one ([`Recording`]), else as
+/// [`arrow_error`] makes it.
+fn sink_error(name: &str, failed: &OnceLock<std::io::ErrorKind>, e: ArrowError) -> Error {
+    match failed.get() {
+        Some(&kind) => Error::Io {
+            path: name.to_string(),
+            source: std::io::Error::new(kind, e.to_string()),
+        },
+        None => arrow_error(name, e),
+    }
+}
 
 enum Inner {
     Csv(datafusion::arrow::csv::Writer<Sink>),
@@ -228,6 +268,8 @@ pub struct ReportWriter {
     schema: SchemaRef,
     name: String,
     rows: u64,
+    /// The sink's first write error ([`Recording`]).
+    failed: Arc<OnceLock<std::io::ErrorKind>>,
     /// For a file: the temporary file being written (deleted on drop) and the report's path.
     target: Option<(tempfile::TempPath, PathBuf)>,
 }
@@ -283,7 +325,14 @@ impl ReportWriter {
         format: Format,
         schema: SchemaRef,
     ) -> Result<ReportWriter> {
-        let sink = BufWriter::with_capacity(256 * 1024, sink);
+        let failed = Arc::new(OnceLock::new());
+        let sink = BufWriter::with_capacity(
+            256 * 1024,
+            Recording {
+                inner: sink,
+                failed: failed.clone(),
+            },
+        );
         let name = name.to_string();
         let inner = match format {
             Format::Csv => Inner::Csv(
@@ -315,6 +364,7 @@ impl ReportWriter {
             schema,
             name,
             rows: 0,
+            failed,
             target: None,
         })
     }
@@ -337,14 +387,15 @@ impl ReportWriter {
                 self.name
             )));
         }
-        let name = &self.name;
+        let (name, failed) = (&self.name, &self.failed);
+        let written = |e| sink_error(name, failed, e);
         match &mut self.inner {
             Inner::Csv(w) => w
                 .write(&csv_cells(batch).map_err(|e| arrow_error(name, e))?)
-                .map_err(|e| arrow_error(name, e))?,
-            Inner::Json(w) => w.write(batch).map_err(|e| arrow_error(name, e))?,
+                .map_err(written)?,
+            Inner::Json(w) => w.write(batch).map_err(written)?,
             Inner::Parquet(w) => w.write(batch).map_err(|e| parquet_error(name, e))?,
-            Inner::Arrow(w) => w.write(batch).map_err(|e| arrow_error(name, e))?,
+            Inner::Arrow(w) => w.write(batch).map_err(written)?,
         }
         self.rows += batch.num_rows() as u64;
         Ok(())
@@ -386,9 +437,13 @@ impl ReportWriter {
             schema,
             name,
             rows,
+            failed,
             target,
         } = self;
-        complete(inner, &schema, &name, rows)?;
+        complete(inner, &schema, &name, rows).map_err(|e| match (e, failed.get()) {
+            (Error::Arrow(e), Some(_)) => sink_error(&name, &failed, e),
+            (e, _) => e,
+        })?;
         let Some((temp, path)) = target else {
             return Ok(None);
         };

@@ -56,11 +56,25 @@ pub enum SessionError {
     Arrow(#[from] ArrowError),
     /// The run needs more memory than its limit (`--memory-limit`,
     /// [`crate::session::memory::MemoryBudget`]) allows.
-    #[error("memory limit of {} exceeded: {what} (raise --memory-limit or use smaller batches)", crate::session::memory::human(*.limit))]
+    /// The advice names a limit to try: twice this one
+    /// ([`crate::session::memory::suggested_limit`]).
+    #[error("memory limit of {} exceeded: {what}; raise it: --memory-limit {}", crate::session::memory::human(*.limit), crate::session::memory::suggested_limit(*.limit))]
     MemoryLimit {
-        /// The limit in bytes.
+        /// The run's limit in bytes.
         limit: u64,
         /// What needed the memory.
+        what: String,
+    },
+    /// A `--memory-limit` below the smallest a run can work with
+    /// ([`crate::session::memory::MIN_LIMIT`]), or its pipelines side by side
+    /// ([`crate::session::memory::MIN_PIPELINE`] each).
+    #[error("memory limit of {} is too small for {what}: give at least {} (--memory-limit {})", crate::session::memory::human(*.limit), crate::session::memory::human(*.min), crate::session::memory::as_argument(*.min))]
+    LimitTooSmall {
+        /// The limit given, in bytes.
+        limit: u64,
+        /// The smallest accepted.
+        min: u64,
+        /// What needs it (`a run`, `4 pipelines side by side …`).
         what: String,
     },
     /// A memory size that does not parse ([`crate::session::memory::parse_size`]).

@@ -10,21 +10,32 @@
 //! pool, resized to the Arrow memory of its tables every time one is replaced
 //! ([`TableMemory::account`]): operators then see only what the tables leave.
 //! Every pipeline made with the same budget (clones share it) draws on the same pool, so
-//! the limit holds for all of them together (e.g. `validate --threads 3`).
+//! the limit holds for all of them together; pipelines that run side by side are given
+//! shares instead (below).
 //!
 //! A run that cannot stay within the limit stops with [`SessionError::MemoryLimit`], naming the
-//! limit and what needed the memory; code that can predict a size (perft levels) checks it
-//! first with [`MemoryBudget::check_estimate`].
+//! limit, what needed the memory and the limit to try instead; code that can predict a size
+//! (perft levels) checks it first with [`MemoryBudget::check_estimate`].
+//!
+//! **Shares.** Pipelines that run side by side (`validate`'s, perft's workers, the SQL
+//! functions' engines) do not draw on one pool: each gets a share of the limit, reserved in
+//! the run's pool when the pipeline is made ([`MemoryBudget::share`]) and enforced by a pool of
+//! its own. Whether a pipeline fits then depends on its own work only, never on how its
+//! allocations interleave with the others' on other threads (with one shared pool, the same
+//! run could fit one time and fail the next). Limits below [`MIN_LIMIT`] are refused up
+//! front ([`MemoryBudget::for_run`]).
 
 use std::collections::HashMap;
 use std::fmt;
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::error::DataFusionError;
 use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
 use datafusion::execution::memory_pool::{
-    FairSpillPool, MemoryConsumer, MemoryPool, MemoryReservation,
+    FairSpillPool, MemoryConsumer, MemoryLimit, MemoryPool, MemoryReservation, TrackConsumersPool,
 };
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 
@@ -36,17 +47,131 @@ pub const DEFAULT_FRACTION: f64 = 0.5;
 /// The default limit when the physical memory cannot be read (not Linux): 4 GiB.
 const FALLBACK_LIMIT: u64 = 4 << 30;
 
+/// The smallest `--memory-limit` a run can work with: one pipeline ([`MIN_PIPELINE`]) and
+/// room for the run's own operators. Smaller limits are refused up front
+/// ([`MemoryBudget::for_run`]).
+pub const MIN_LIMIT: u64 = 32 << 20;
+
+/// The smallest share of a limit one pipeline works with: the hash tables its stages build
+/// over the static tables and its stage tables for a few positions take up to about 16 MiB
+/// (measured: `perft` workers need 16 MiB, `validate` of the sample's games one at a time
+/// 20 MiB). Runs with pipelines side by side have as many as get this much each
+/// ([`MemoryBudget::pipelines`]) or, where the count is the user's (`validate --threads`),
+/// refuse a smaller limit up front ([`MemoryBudget::check_pipelines`]).
+pub const MIN_PIPELINE: u64 = 24 << 20;
+
+/// Consumers named in a [`SessionError::MemoryLimit`] message: the largest holders of the
+/// pool when an allocation failed.
+const TOP_CONSUMERS: usize = 3;
+
 /// A memory limit and the DataFusion runtime that enforces it; cheap to clone (clones share
 /// the pool).
 #[derive(Clone)]
 pub struct MemoryBudget {
+    /// Bytes of this budget's pool.
     limit: u64,
+    /// The run's limit (`--memory-limit`) this budget is a share of (its own limit when it is
+    /// no share): the limit errors name.
+    run_limit: u64,
+    /// A share's name and reservation ([`MemoryBudget::share`]); `None` for a run's budget.
+    share: Option<Arc<Share>>,
+    pool: Arc<PeakPool>,
     runtime: Arc<RuntimeEnv>,
+}
+
+/// A share's name and its reservation in the run's pool (released when the share's last
+/// clone is dropped).
+#[derive(Debug)]
+struct Share {
+    name: String,
+    _held: MemoryReservation,
 }
 
 impl fmt::Debug for MemoryBudget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "MemoryBudget({})", human(self.limit))
+        match &self.share {
+            Some(s) => write!(
+                f,
+                "MemoryBudget({} of {}, {})",
+                human(self.limit),
+                human(self.run_limit),
+                s.name
+            ),
+            None => write!(f, "MemoryBudget({})", human(self.limit)),
+        }
+    }
+}
+
+/// The pool of a budget: DataFusion's [`FairSpillPool`] (spilling operators share what the
+/// others leave), wrapped to name the largest holders when an allocation fails
+/// ([`TrackConsumersPool`]) and to record the most ever reserved at once.
+#[derive(Debug)]
+struct PeakPool {
+    inner: TrackConsumersPool<FairSpillPool>,
+    peak: AtomicUsize,
+}
+
+impl PeakPool {
+    fn new(bytes: usize) -> PeakPool {
+        PeakPool {
+            inner: TrackConsumersPool::new(
+                FairSpillPool::new(bytes),
+                NonZeroUsize::new(TOP_CONSUMERS).unwrap_or(NonZeroUsize::MIN),
+            ),
+            peak: AtomicUsize::new(0),
+        }
+    }
+
+    fn note(&self) {
+        self.peak
+            .fetch_max(self.inner.reserved(), Ordering::Relaxed);
+    }
+}
+
+impl fmt::Display for PeakPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "peak({})", self.inner)
+    }
+}
+
+impl MemoryPool for PeakPool {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn register(&self, consumer: &MemoryConsumer) {
+        self.inner.register(consumer);
+    }
+
+    fn unregister(&self, consumer: &MemoryConsumer) {
+        self.inner.unregister(consumer);
+    }
+
+    fn grow(&self, reservation: &MemoryReservation, additional: usize) {
+        self.inner.grow(reservation, additional);
+        self.note();
+    }
+
+    fn shrink(&self, reservation: &MemoryReservation, shrink: usize) {
+        self.inner.shrink(reservation, shrink);
+    }
+
+    fn try_grow(
+        &self,
+        reservation: &MemoryReservation,
+        additional: usize,
+    ) -> datafusion::error::Result<()> {
+        self.inner.try_grow(reservation, additional)?;
+        self.note();
+        Ok(())
+    }
+
+    fn reserved(&self) -> usize {
+        self.inner.reserved()
+    }
+
+    fn memory_limit(&self) -> MemoryLimit {
+        self.inner.memory_limit()
     }
 }
 
@@ -55,34 +180,138 @@ impl Default for MemoryBudget {
     /// unlikely case the runtime cannot be built.
     fn default() -> Self {
         let limit = default_limit();
-        MemoryBudget::new(limit).unwrap_or_else(|_| MemoryBudget {
-            limit,
-            runtime: Arc::new(RuntimeEnv::default()),
+        MemoryBudget::new(limit).unwrap_or_else(|_| {
+            let pool = Arc::new(PeakPool::new(usize::try_from(limit).unwrap_or(usize::MAX)));
+            MemoryBudget {
+                limit,
+                run_limit: limit,
+                share: None,
+                pool,
+                runtime: Arc::new(RuntimeEnv::default()),
+            }
         })
     }
 }
 
 impl MemoryBudget {
-    /// A budget of `limit` bytes (at least 1 MiB).
+    /// A budget of `limit` bytes (at least 1 MiB), for library use and tests; the command
+    /// line uses [`MemoryBudget::for_run`].
     ///
     /// Errors: [`SessionError::DataFusion`] when the runtime cannot be built.
     pub fn new(limit: u64) -> Result<MemoryBudget> {
         let limit = limit.max(1 << 20);
-        let pool: Arc<dyn MemoryPool> = Arc::new(FairSpillPool::new(
-            usize::try_from(limit).unwrap_or(usize::MAX),
-        ));
+        let pool = Arc::new(PeakPool::new(usize::try_from(limit).unwrap_or(usize::MAX)));
         let runtime = RuntimeEnvBuilder::new()
-            .with_memory_pool(pool)
+            .with_memory_pool(pool.clone() as Arc<dyn MemoryPool>)
             .with_disk_manager_builder(
                 DiskManagerBuilder::default().with_mode(DiskManagerMode::OsTmpDirectory),
             )
             .build_arc()?;
-        Ok(MemoryBudget { limit, runtime })
+        Ok(MemoryBudget {
+            limit,
+            run_limit: limit,
+            share: None,
+            pool,
+            runtime,
+        })
     }
 
-    /// The limit in bytes.
+    /// The budget of a run given `--memory-limit limit`.
+    ///
+    /// Errors: [`SessionError::LimitTooSmall`] below [`MIN_LIMIT`], naming both; as
+    /// [`MemoryBudget::new`].
+    pub fn for_run(limit: u64) -> Result<MemoryBudget> {
+        if limit < MIN_LIMIT {
+            return Err(SessionError::LimitTooSmall {
+                limit,
+                min: MIN_LIMIT,
+                what: "a run".into(),
+            });
+        }
+        MemoryBudget::new(limit)
+    }
+
+    /// A share of `bytes` of this budget for one of several pipelines that run side by side
+    /// (`name` says which, in errors): reserved in this budget's pool now, for as long as the
+    /// share (or a clone) lives, and enforced by a pool of its own, so that what the share's
+    /// pipeline can do never depends on the others' allocations (see the module docs).
+    ///
+    /// Errors: [`SessionError::MemoryLimit`] when this budget's pool cannot give `bytes`
+    /// now; as [`MemoryBudget::new`].
+    pub fn share(&self, name: &str, bytes: u64) -> Result<MemoryBudget> {
+        let held = MemoryConsumer::new(format!("{name} (its share, reserved up front)"))
+            .register(&self.runtime.memory_pool);
+        held.try_grow(usize::try_from(bytes).unwrap_or(usize::MAX))
+            .map_err(|_| {
+                self.exceeded(format!(
+                    "{name} could not reserve its share of {} ({} of the pool in use)",
+                    human(bytes),
+                    human(self.reserved())
+                ))
+            })?;
+        let mut share = MemoryBudget::new(bytes)?;
+        share.run_limit = self.run_limit;
+        share.share = Some(Arc::new(Share {
+            name: name.to_string(),
+            _held: held,
+        }));
+        Ok(share)
+    }
+
+    /// `n` shares of an equal part of `fraction` of this budget, named `name 1` … `name n`
+    /// ([`MemoryBudget::share`]).
+    ///
+    /// Errors: as [`MemoryBudget::share`].
+    pub fn shares(&self, name: &str, n: usize, fraction: f64) -> Result<Vec<MemoryBudget>> {
+        let each = (self.limit as f64 * fraction / n.max(1) as f64) as u64;
+        (1..=n.max(1))
+            .map(|k| self.share(&format!("{name} {k}"), each))
+            .collect()
+    }
+
+    /// How many pipelines side by side get at least `min` bytes each ([`MIN_PIPELINE`], or
+    /// less for a pipeline that runs fewer stages) out of `fraction` of this budget: `wanted`
+    /// at most, 1 at least.
+    #[must_use]
+    pub fn pipelines(&self, wanted: usize, fraction: f64, min: u64) -> usize {
+        let fit = (self.limit as f64 * fraction / min.max(1) as f64) as usize;
+        wanted.min(fit).max(1)
+    }
+
+    /// Refuses `n` pipelines side by side sharing the whole budget when each would get less
+    /// than [`MIN_PIPELINE`].
+    ///
+    /// Errors: [`SessionError::LimitTooSmall`] naming the limit they need.
+    pub fn check_pipelines(&self, n: usize) -> Result<()> {
+        let min = MIN_PIPELINE.saturating_mul(n as u64).max(MIN_LIMIT);
+        if n > 1 && self.limit < min {
+            return Err(SessionError::LimitTooSmall {
+                limit: self.run_limit,
+                min,
+                what: format!(
+                    "{n} pipelines side by side (--threads {n}, {} each)",
+                    human(MIN_PIPELINE)
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The bytes of this budget's pool (for a share, the share's).
     pub fn limit(&self) -> u64 {
         self.limit
+    }
+
+    /// The run's limit: [`MemoryBudget::limit`], or for a share the limit of the budget it
+    /// was taken from.
+    pub fn run_limit(&self) -> u64 {
+        self.run_limit
+    }
+
+    /// The most bytes this budget's pool held at once so far (operators and kept tables; a
+    /// share's reservation counts in the budget it was taken from).
+    pub fn peak(&self) -> u64 {
+        self.pool.peak.load(Ordering::Relaxed) as u64
     }
 
     /// The runtime to build a `SessionContext` on.
@@ -124,17 +353,26 @@ impl MemoryBudget {
     /// The error of a stage that failed: [`SessionError::MemoryLimit`] when DataFusion ran out of
     /// pool memory (`ResourcesExhausted`, also when wrapped), else [`SessionError::DataFusion`].
     pub fn stage_error(&self, stage: &str, e: DataFusionError) -> SessionError {
+        self.query_error(&format!("stage {stage}"), e)
+    }
+
+    /// [`MemoryBudget::stage_error`] for any query (`what` names it, e.g. `"the query"`).
+    pub fn query_error(&self, what: &str, e: DataFusionError) -> SessionError {
         match e.find_root() {
             DataFusionError::ResourcesExhausted(why) => {
-                self.exceeded(format!("stage {stage} ran out of memory: {why}"))
+                self.exceeded(format!("{what} ran out of memory: {why}"))
             }
             _ => SessionError::DataFusion(e),
         }
     }
 
     fn exceeded(&self, what: String) -> SessionError {
+        let what = match &self.share {
+            Some(s) => format!("{} (its share: {}): {what}", s.name, human(self.limit)),
+            None => what,
+        };
         SessionError::MemoryLimit {
-            limit: self.limit,
+            limit: self.run_limit,
             what,
         }
     }
@@ -253,6 +491,22 @@ pub fn parse_size(text: &str) -> Result<u64> {
 /// Bytes as `1.5 GiB`.
 pub fn human(bytes: u64) -> String {
     bytesize::ByteSize(bytes).display().iec().to_string()
+}
+
+/// The limit to try after a run failed at `limit`: twice as much, in whole MiB and at least
+/// [`MIN_LIMIT`], written as `--memory-limit` takes it (`128MiB`, `2GiB`).
+pub fn suggested_limit(limit: u64) -> String {
+    as_argument(limit.saturating_mul(2).max(MIN_LIMIT))
+}
+
+/// `bytes` rounded up to whole MiB, written as `--memory-limit` takes it (`96MiB`, `2GiB`).
+pub fn as_argument(bytes: u64) -> String {
+    let mib = bytes.div_ceil(1 << 20);
+    if mib % 1024 == 0 {
+        format!("{}GiB", mib / 1024)
+    } else {
+        format!("{mib}MiB")
+    }
 }
 
 #[cfg(test)]

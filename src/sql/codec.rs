@@ -421,6 +421,16 @@ impl ChessPhysicalCodec {
         }
     }
 
+    /// The same codec, whose decoded scans take their engines from a pool of their own that
+    /// honours `config` (its engine count and memory shares: [`super::context_with`]).
+    #[must_use]
+    pub fn with_config(self, config: &crate::session::PipelineConfig) -> ChessPhysicalCodec {
+        ChessPhysicalCodec {
+            pool: Arc::new(EnginePool::with_config(config)),
+            ..self
+        }
+    }
+
     /// The same codec, whose decoded scans name `site` (e.g. `executor 127.0.0.1:50051`)
     /// in the errors of files they cannot read.
     #[must_use]

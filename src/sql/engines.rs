@@ -21,6 +21,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use crate::engine::{Engine, thread_runtime};
 use crate::error::{Error, Result};
 use crate::session::PipelineConfig;
+use crate::session::memory::MIN_PIPELINE;
 
 /// Engines kept between calls (the pipeline is planned once per engine), at most one per
 /// core: a call that finds none idle when that many exist waits until one is given back, so
@@ -32,7 +33,14 @@ pub(crate) struct EnginePool {
     state: Mutex<(Vec<Engine>, usize)>,
     given_back: Condvar,
     limit: usize,
+    /// The run's settings ([`EnginePool::with_config`]): each engine gets an equal share of
+    /// [`ENGINES_SHARE`] of its memory limit. `None`: each engine its own default settings.
+    config: Option<PipelineConfig>,
 }
+
+/// The part of a session's memory limit ([`EnginePool::with_config`]) its engines' shares
+/// take together; the rest is for the query's own operators (aggregations, sorts, joins).
+pub(crate) const ENGINES_SHARE: f64 = 0.5;
 
 impl Default for EnginePool {
     fn default() -> EnginePool {
@@ -42,6 +50,7 @@ impl Default for EnginePool {
             limit: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
+            config: None,
         }
     }
 }
@@ -63,9 +72,46 @@ impl EnginePool {
             .clone()
     }
 
+    /// A pool for one session of `config` (`sqlchess sql --threads N --memory-limit SIZE`):
+    /// at most `config.target_partitions` engines (fewer when a share would be below
+    /// [`crate::session::memory::MIN_PIPELINE`]: at least one), each with an equal share of
+    /// [`ENGINES_SHARE`] of `config.memory`, reserved when the engine is planned
+    /// ([`crate::session::memory::MemoryBudget::share`]).
+    pub(crate) fn with_config(config: &PipelineConfig) -> EnginePool {
+        EnginePool {
+            // as many as get their smallest share
+            limit: config.memory.pipelines(
+                config.target_partitions.max(1),
+                ENGINES_SHARE,
+                MIN_PIPELINE,
+            ),
+            config: Some(config.clone()),
+            ..EnginePool::default()
+        }
+    }
+
+    /// The settings of the `k`-th engine (1-based) this pool plans. Errors: its memory share
+    /// cannot be reserved.
+    fn engine_config(&self, k: usize) -> Result<PipelineConfig> {
+        Ok(match &self.config {
+            None => PipelineConfig {
+                target_partitions: 1,
+                ..PipelineConfig::default()
+            },
+            Some(c) => {
+                let bytes = (c.memory.limit() as f64 * ENGINES_SHARE / self.limit as f64) as u64;
+                PipelineConfig {
+                    target_partitions: 1,
+                    memory: c.memory.share(&format!("SQL engine {k}"), bytes)?,
+                    ..c.clone()
+                }
+            }
+        })
+    }
+
     /// An idle engine, or a newly planned one (planned on `rt`) while fewer than the limit
-    /// exist, else the next one given back. Errors: planning a new engine;
-    /// [`Error::Internal`] when the pool's lock is poisoned.
+    /// exist, else the next one given back. Errors: planning a new engine (its memory share
+    /// included); [`Error::Internal`] when the pool's lock is poisoned.
     pub(crate) fn take(&self, rt: &tokio::runtime::Runtime) -> Result<Engine> {
         let poisoned = || Error::Internal("engine pool lock poisoned".into());
         let mut state = self.state.lock().map_err(|_| poisoned())?;
@@ -75,11 +121,11 @@ impl EnginePool {
             }
             if state.1 < self.limit {
                 state.1 += 1;
+                let k = state.1;
                 drop(state);
-                let planned = rt.block_on(Engine::new(PipelineConfig {
-                    target_partitions: 1,
-                    ..PipelineConfig::default()
-                }));
+                let planned = self
+                    .engine_config(k)
+                    .and_then(|config| rt.block_on(Engine::new(config)));
                 if planned.is_err()
                     && let Ok(mut s) = self.state.lock()
                 {

@@ -87,6 +87,11 @@ impl ConfigExtension for ChessOptions {
 /// `position_key`, `epd`, `material`, `fen_error`, `legal_moves_list`). They share the
 /// process's pool of engines (at most one per core, whatever the number of sessions). Adds the [`ChessOptions`] to the session's configuration when it has none.
 pub fn register(ctx: &SessionContext) {
+    register_with_pool(ctx, engines::EnginePool::shared());
+}
+
+/// [`register`] with engines of `pool`.
+fn register_with_pool(ctx: &SessionContext, pool: Arc<engines::EnginePool>) {
     {
         let state = ctx.state_ref();
         let mut state = state.write();
@@ -95,7 +100,6 @@ pub fn register(ctx: &SessionContext) {
             options.extensions.insert(ChessOptions::default());
         }
     }
-    let pool = engines::EnginePool::shared();
     ctx.register_udtf("read_pgn", Arc::new(ReadPgn::new(pool.clone())));
     ctx.register_udtf("read_plies", Arc::new(ReadPlies::new(pool.clone())));
     ctx.register_udtf("legal_moves", Arc::new(LegalMoves::new(pool.clone())));
@@ -110,5 +114,22 @@ pub fn register(ctx: &SessionContext) {
 pub fn context() -> SessionContext {
     let ctx = SessionContext::new_with_config(SessionConfig::new().with_information_schema(true));
     register(&ctx);
+    ctx
+}
+
+/// [`context`] that honours `config` (`sqlchess sql --threads N --memory-limit SIZE`): its
+/// `target_partitions` are the session's, its memory limit bounds the query's operators and
+/// the chess engines together (the engines, at most one per target partition, each with an
+/// equal share of half the limit reserved when it is planned; the query's operators spill
+/// or stop within the rest), and a query over it fails with
+/// [`crate::session::SessionError::MemoryLimit`] inside the DataFusion error
+/// ([`crate::session::memory::MemoryBudget::query_error`] names it).
+#[must_use]
+pub fn context_with(config: &crate::session::PipelineConfig) -> SessionContext {
+    let session = SessionConfig::new()
+        .with_information_schema(true)
+        .with_target_partitions(config.target_partitions.max(1));
+    let ctx = SessionContext::new_with_config_rt(session, config.memory.runtime());
+    register_with_pool(&ctx, Arc::new(engines::EnginePool::with_config(config)));
     ctx
 }

@@ -190,11 +190,12 @@ pub fn read_pgn_schema() -> SchemaRef {
 
 /// The `read_pgn` table function. Its argument is a string literal: a file, a directory
 /// (every `*.pgn`, `*.pgn.zst`, `*.pgn.gz`, `*.pgn.bz2` below it, see
-/// [`crate::io::input::expand`]) or a glob pattern (`games/*.pgn.zst`). Compression is chosen
-/// by the name or the magic number, as in `validate`.
+/// [`crate::io::input::expand`]) or a glob pattern (`games/*.pgn.zst`). Compression is
+/// recognised by the first bytes, whatever the name, as in `validate`.
 ///
 /// Errors (planning): no argument or a non-literal one; a path that does not exist; a glob
-/// that matches nothing.
+/// that matches nothing; a directory (or glob) with no PGN file. Errors (execution): an
+/// input that is not a PGN file ([`crate::Error::NotPgn`]).
 #[derive(Debug, Default)]
 pub struct ReadPgn {
     pool: Arc<EnginePool>,
@@ -248,7 +249,14 @@ fn inputs_of(name: &str, path: &str) -> datafusion::common::Result<Vec<Input>> {
     } else {
         vec![PathBuf::from(path)]
     };
-    crate::io::input::expand(&paths).map_err(ext)
+    let inputs = crate::io::input::expand(&paths).map_err(ext)?;
+    if inputs.is_empty() {
+        return plan_err!(
+            "{name}: no PGN files in {path:?} (directories are searched for *.pgn, *.pgn.zst, \
+             *.pgn.gz and *.pgn.bz2)"
+        );
+    }
+    Ok(inputs)
 }
 
 impl TableFunctionImpl for ReadPgn {

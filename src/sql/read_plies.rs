@@ -36,19 +36,26 @@ use crate::validate::{PlyRow, Validation};
 /// | `file` | Utf8 | as `read_pgn` |
 /// | `game_index` | UInt64 | as `read_pgn` (0-based in the file) |
 /// | `ply` | UInt32 | 1-based |
+/// | `color` | Utf8 | the mover: `white` or `black` (from the position, so right for games from a `FEN` tag with Black to move) |
+/// | `move_number` | UInt32 | the fullmove number of the ply, as a PGN writes it (`12.` White's, `12...` Black's move 12) |
 /// | `fen_before`, `fen_after` | Utf8 | the FEN before and after the move, python-chess style (en passant square only when an en passant capture is legal) |
 /// | `uci`, `san` | Utf8 | as `validate --plies` writes them (`e7e8q`, castling `e1g1`; SAN with `+`/`#`; a null move `0000`, `--`) |
-/// | `piece` | Utf8, nullable | the moving piece, one uppercase letter (NULL for a null move) |
+/// | `piece` | Utf8, nullable | the moving piece (NULL for a null move) |
 /// | `from_square`, `to_square` | Utf8, nullable | `e2`, `e4` (the king's squares for castling) |
-/// | `captured` | Utf8, nullable | the captured piece, uppercase (`P` for en passant), NULL when none |
-/// | `promotion` | Utf8, nullable | lowercase letter of the piece promoted to |
+/// | `captured` | Utf8, nullable | the captured piece (`P` for en passant), NULL when none |
+/// | `promotion` | Utf8, nullable | the piece promoted to |
 /// | `is_capture`, `is_check`, `is_checkmate`, `is_castling`, `is_en_passant` | Boolean | |
 /// | `clock_s` | Float64, nullable | seconds on the mover's clock from `[%clk h:mm:ss(.f)]` in the comment after the move |
 /// | `eval_cp`, `eval_mate` | Int32, nullable | `[%eval 0.17]` as centipawns, `[%eval #-3]` as moves to mate, White's point of view |
-/// | `comment` | Utf8, nullable | the comments after the move, trimmed, commands included (python-chess `node.comment`) |
+/// | `comment` | Utf8, nullable | the comments after the move, commands included, as python-chess 1.11 `node.comment` joins them (each without the one space after `{` and before `}`, the non-empty ones joined by a space) |
 /// | `nags` | List<UInt8> | NAGs after the move (`$n`) and its suffix glyphs as NAGs (`!` 1, `?` 2, `!!` 3, `??` 4, `!?` 5, `?!` 6) |
 /// | `white_pawns`, `white_knights`, `white_bishops`, `white_rooks`, `white_queens`, `black_pawns` … `black_queens` | UInt8 | material after the move |
 /// | `position_key` | UInt64 | Polyglot Zobrist key of the position after the move ([`polyglot_key`]) |
+///
+/// Letter case: `piece`, `captured` and `promotion` are the upper-case letters SAN writes
+/// (`K`, `Q`, `R`, `B`, `N`, `P`) whatever the piece's colour; the colour is the mover's
+/// (`color`) for `piece` and `promotion`, the other side's for `captured`. `legal_moves`
+/// and `validate --plies` follow the same rule.
 ///
 /// Games that cannot be set up have no rows; a game with an illegal move has the rows of
 /// its plies before it (its error is in `read_pgn`'s `error_kind`).
@@ -60,6 +67,8 @@ pub fn read_plies_schema() -> SchemaRef {
         f("file", Utf8, false),
         f("game_index", UInt64, false),
         f("ply", UInt32, false),
+        f("color", Utf8, false),
+        f("move_number", UInt32, false),
         f("fen_before", Utf8, false),
         f("fen_after", Utf8, true),
         f("uci", Utf8, false),
@@ -236,7 +245,6 @@ fn plies_columns(
             .map(|(i, p)| {
                 notes(i, p)
                     .and_then(|n| n.comment.as_deref())
-                    .map(str::trim)
                     .filter(|c| !c.is_empty())
             })
             .collect()
@@ -270,6 +278,12 @@ fn plies_columns(
                 plies.iter().map(|p| p.game_id),
             )),
             "ply" => Arc::new(UInt32Array::from_iter_values(plies.iter().map(|p| p.ply))),
+            "color" => Arc::new(StringArray::from_iter_values(
+                plies.iter().map(|p| p.color().name()),
+            )),
+            "move_number" => Arc::new(UInt32Array::from_iter_values(
+                plies.iter().map(PlyRow::move_number),
+            )),
             "fen_before" => Arc::new(StringArray::from_iter_values(fens[..plies.len()].iter())),
             "fen_after" => Arc::new((0..plies.len()).map(fen_after).collect::<StringArray>()),
             "uci" => Arc::new(StringArray::from_iter_values(

@@ -385,7 +385,7 @@ async fn chosen_notation(engine: &Engine, moves: &[RecordBatch]) -> Result<HashM
                     is_castling: castling.value(i),
                     is_en_passant: ep.value(i),
                     promotion: (!promotion.is_null(i))
-                        .then(|| promotion.value(i).to_ascii_lowercase()),
+                        .then(|| promotion.value(i).to_ascii_uppercase()),
                     ..Default::default()
                 },
             );

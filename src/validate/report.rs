@@ -1,7 +1,7 @@
 //! What validation gives back: one [`GameReport`] per game (first illegal ply, [`ErrorKind`],
 //! final position and [`FinalStatus`]) and, on request, one [`PlyRow`] per legal ply.
 
-use crate::chess::fen::Setup;
+use crate::chess::fen::{Color, Setup};
 use crate::chess::outcome::FinalStatus;
 use crate::pgn::RawGame;
 
@@ -181,13 +181,16 @@ pub(crate) fn short(token: &str) -> String {
 ///
 /// Arrow schema ([`crate::io::report::plies_schema`]), in this order: `game_id: UInt64` (the
 /// game's `game_index` in the per-game report: 0-based, in file order), `ply: UInt32`
-/// (1-based), `fen_before: Utf8` (FEN of the position before the move, python-chess style:
+/// (1-based), `color: Utf8` (the mover: `white` or `black`), `move_number: UInt32` (the
+/// fullmove number of the position before the move, as a PGN writes it before White's
+/// move: `12.` and `12...` are move 12; it starts at the `FEN` tag's fullmove number),
+/// `fen_before: Utf8` (FEN of the position before the move, python-chess style:
 /// en passant square only when an en passant capture is legal), `uci: Utf8` (`e2e4`,
 /// `e7e8q`, castling as the king's move `e1g1`; `0000` for a null move), `san: Utf8` (as
 /// python-chess `board.san(move)` writes it: with `+` / `#`, `O-O`, `=Q`; `--` for a null
 /// move), `is_capture`, `is_check` (`san` ends with `+` or `#`), `is_castling`,
-/// `is_en_passant: Boolean`, `promotion: Utf8` (nullable: the lowercase letter of the piece
-/// promoted to).
+/// `is_en_passant: Boolean`, `promotion: Utf8` (nullable: the upper-case letter of the piece
+/// promoted to, `Q`, `R`, `B`, `N`, as SAN writes it, whatever the colour).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PlyRow {
     /// `game_index` of the game's report.
@@ -209,7 +212,7 @@ pub struct PlyRow {
     pub is_castling: bool,
     /// The move captures en passant.
     pub is_en_passant: bool,
-    /// Lowercase letter of the promotion piece.
+    /// Upper-case letter of the promotion piece (`Q`, `R`, `B`, `N`).
     pub promotion: Option<String>,
 }
 
@@ -222,6 +225,19 @@ impl PlyRow {
     #[must_use]
     pub fn fen_before(&self) -> String {
         self.position_before.to_fen()
+    }
+
+    /// The mover: the side to move before the move (the `color` column).
+    #[must_use]
+    pub fn color(&self) -> Color {
+        self.position_before.side_to_move
+    }
+
+    /// The fullmove number of the ply (the `move_number` column): the position before
+    /// the move's, as a PGN writes it (`12.` for White's move, `12...` for Black's).
+    #[must_use]
+    pub fn move_number(&self) -> u32 {
+        self.position_before.fullmove_number
     }
 
     /// The row of a null move (`0000`, `--`), before its game, ply and position are filled in.

@@ -19,21 +19,32 @@ pub struct Validator {
 }
 
 impl Validator {
-    /// `threads` pipelines (at least one) of `config` with one target partition each, made
+    /// `threads` pipelines (at least one) of `config` with one target partition and an equal
+    /// share of its memory limit each ([`crate::session::memory::MemoryBudget::shares`]), made
     /// side by side, one OS thread each (planning their stages is CPU-bound; in a fresh
     /// process each also builds the static tables, as none is cached yet). Blocks the
     /// calling thread until all are made.
     ///
-    /// Errors: as [`Engine::new`]; [`Error::Io`] when a thread's runtime cannot start;
+    /// Errors: as [`Engine::new`]; [`crate::session::SessionError::LimitTooSmall`] when a
+    /// share would be below [`crate::session::memory::MIN_PIPELINE`],
+    /// [`crate::session::SessionError::MemoryLimit`] when the shares cannot be reserved; [`Error::Io`] when a thread's runtime cannot start;
     /// [`Error::Internal`] when a thread panicked.
     pub async fn new(threads: usize, config: PipelineConfig) -> Result<Validator> {
-        let config = PipelineConfig {
-            target_partitions: 1,
-            ..config
-        };
+        // each pipeline an equal share of the memory limit, reserved up front: whether a
+        // share's games fit depends on them only (crate::session::memory)
+        config.memory.check_pipelines(threads.max(1))?;
+        let configs = config
+            .memory
+            .shares("pipeline", threads.max(1), 1.0)?
+            .into_iter()
+            .map(|memory| PipelineConfig {
+                target_partitions: 1,
+                memory,
+                ..config.clone()
+            });
         let engines = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads.max(1))
-                .map(|_| scope.spawn(|| thread_runtime()?.block_on(Engine::new(config.clone()))))
+            let handles: Vec<_> = configs
+                .map(|config| scope.spawn(|| thread_runtime()?.block_on(Engine::new(config))))
                 .collect();
             // every thread joined before an error is returned
             let made: Vec<Result<Engine>> = handles

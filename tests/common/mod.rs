@@ -321,7 +321,8 @@ pub const READ_PGN_TAG_COLUMNS: &str = "file, game_index, event, site, date, rou
 /// (`sqlchess.split_bytes` 1) gives exactly the rows read as one partition (0): the
 /// columns of `read_pgn` that need no rules for every file, every column (the rules run)
 /// for the files `rules` accepts, and every column of `read_plies` for those `plies`
-/// accepts. Returns the number of files that were cut.
+/// accepts (files that are not text at all are left out: they are
+/// refused whole). Returns the number of files that were cut.
 pub async fn split_reads_agree(
     files: &[PathBuf],
     rules: impl Fn(&std::path::Path) -> bool,
@@ -332,6 +333,11 @@ pub async fn split_reads_agree(
     let cut_ctx = split_context(partitions, 1).await;
     let mut cut = 0;
     for f in files {
+        // a file that is not text at all is refused whole (`not a PGN file`), cut or not
+        let bytes = std::fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        if sqlchess::io::input::not_text(&bytes[..bytes.len().min(64 * 1024)]).is_some() {
+            continue;
+        }
         let path = f.display().to_string();
         let columns = if rules(f) { "*" } else { READ_PGN_TAG_COLUMNS };
         let q = |ctx| read_with_split(ctx, columns, "read_pgn", &path, "game_index");

@@ -469,6 +469,19 @@ fn a_closed_standard_output_stops_quietly_and_too_many_threads_are_errors() {
             "{args:?}: {err}"
         );
     }
+    // a closed standard error (`2>&1 | head -1`) neither: the messages are dropped, the
+    // exit status stays (2: the first input is not a PGN file)
+    let blob =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pgn/malformed/binary_blob.bin");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sqlchess"))
+        .args(["validate", path(&blob), path(&sample)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stderr.take());
+    assert_eq!(child.wait().expect("wait").code(), Some(2));
     // more threads than the bound is a usage error before any work (memory grows faster
     // than the thread count)
     let out = run(&["moves", START, "--threads", "257"], b"");
@@ -1109,8 +1122,8 @@ fn sql_threads_limits_refused_up_front_and_the_bundled_sample() {
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert!(
         text(&out.stderr).contains(
-            "memory limit of 48.0 MiB is too small for 4 pipelines side by side (--threads 4, \
-             24.0 MiB each): give at least 96.0 MiB (--memory-limit 96MiB)"
+            "memory limit of 48.0 MiB is too small for 4 pipelines side by side (--threads 4), \
+             which need 24.0 MiB each: give at least 96.0 MiB (--memory-limit 96MiB)"
         ),
         "{}",
         show(&out)
@@ -1123,6 +1136,40 @@ fn sql_threads_limits_refused_up_front_and_the_bundled_sample() {
             "{}",
             show(&out)
         );
+    }
+    // the README's Getting started: a table's columns
+    let out = run(
+        &[
+            "sql",
+            "DESCRIBE SELECT * FROM read_plies('data/sample.pgn')",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(text(&out.stdout).contains("move_number"), "{}", show(&out));
+    // many threads need more: refused up front, naming the least, which works (the static
+    // tables are one batch whatever the threads: 256 partitions made piece_rays 96 MiB)
+    let out = run(
+        &["--threads", "64", "--memory-limit", "32MiB", "moves", START],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        text(&out.stderr).contains(
+            "memory limit of 32.0 MiB is too small for a run with --threads 64: give at \
+             least 80.0 MiB (--memory-limit 80MiB)"
+        ),
+        "{}",
+        show(&out)
+    );
+    for threads in ["64", "256"] {
+        let least = if threads == "64" { "80MiB" } else { "272MiB" };
+        for args in [vec!["moves", START], vec!["perft", START, "4"]] {
+            let mut a = vec!["--threads", threads, "--memory-limit", least];
+            a.extend(args);
+            let out = run(&a, b"");
+            assert_eq!(out.status.code(), Some(0), "{a:?}: {}", show(&out));
+        }
     }
     let elsewhere = temp_dir("elsewhere");
     let out = run_in(&elsewhere, &["validate", "--format", "csv"]);

@@ -386,63 +386,37 @@ fn a_run_stopped_by_the_limit_keeps_its_partial_file_and_names_a_limit_that_work
 fn limit_cases_pass_every_time_with_2_and_4_threads_under_load() {
     let sample = sample();
     let sample = sample.to_str().expect("path");
+    let perft = |threads, limit| {
+        vec![
+            "--threads",
+            threads,
+            "--memory-limit",
+            limit,
+            "perft",
+            START,
+            "4",
+        ]
+    };
+    let validate = |threads, limit| {
+        let v = "validate";
+        vec![
+            "--threads",
+            threads,
+            "--memory-limit",
+            limit,
+            v,
+            sample,
+            "--batch",
+            "1",
+        ]
+    };
     let cases: Vec<Vec<&str>> = vec![
-        vec![
-            "--threads",
-            "2",
-            "--memory-limit",
-            "32MiB",
-            "perft",
-            START,
-            "4",
-        ],
-        vec![
-            "--threads",
-            "4",
-            "--memory-limit",
-            "32MiB",
-            "perft",
-            START,
-            "4",
-        ],
-        vec![
-            "--threads",
-            "2",
-            "--memory-limit",
-            "128MiB",
-            "perft",
-            START,
-            "4",
-        ],
-        vec![
-            "--threads",
-            "4",
-            "--memory-limit",
-            "128MiB",
-            "perft",
-            START,
-            "4",
-        ],
-        vec![
-            "--threads",
-            "2",
-            "--memory-limit",
-            "48MiB",
-            "validate",
-            sample,
-            "--batch",
-            "1",
-        ],
-        vec![
-            "--threads",
-            "4",
-            "--memory-limit",
-            "96MiB",
-            "validate",
-            sample,
-            "--batch",
-            "1",
-        ],
+        perft("2", "32MiB"),
+        perft("4", "32MiB"),
+        perft("2", "128MiB"),
+        perft("4", "128MiB"),
+        validate("2", "48MiB"),
+        validate("4", "96MiB"),
     ];
     for round in 0..20 {
         let children: Vec<_> = cases

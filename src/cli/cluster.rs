@@ -88,9 +88,11 @@ pub async fn run(
                 .external_host
                 .clone()
                 .unwrap_or_else(|| options.bind_host.clone());
-            eprintln!(
+            note!(
                 "sqlchess scheduler on {}:{} (clients: sqlchess sql --cluster df://{host}:{} …)",
-                options.bind_host, options.port, options.port
+                options.bind_host,
+                options.port,
+                options.port
             );
             sqlchess::cluster::serve_scheduler(&options).await?;
         }
@@ -126,7 +128,7 @@ pub async fn run(
                 pipeline: (given.threads || given.memory_limit).then(|| config.clone()),
                 ..defaults
             };
-            eprintln!(
+            note!(
                 "sqlchess executor {} (scheduler {}:{})",
                 options.id(),
                 options.scheduler_host,

@@ -18,6 +18,15 @@ macro_rules! out {
     }};
 }
 
+/// `eprintln!` that never panics: a message to a closed standard error (`sqlchess … 2>&1 |
+/// head -1`) is dropped, as command-line tools do, instead of ending the process.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod cluster;
 mod interrupt;
 mod moves;
@@ -126,7 +135,7 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: {e}");
+            note!("error: {e}");
             return ExitCode::from(ERROR_EXIT);
         }
     };
@@ -136,7 +145,7 @@ fn main() -> ExitCode {
         // quietly, as command-line tools do
         Err(e) if broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            note!("error: {e}");
             ExitCode::from(ERROR_EXIT)
         }
     }
@@ -163,7 +172,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     }
     if let Some(size) = &cli.memory_limit {
         let limit = sqlchess::session::memory::parse_size(size)?;
-        config.memory = sqlchess::session::memory::MemoryBudget::for_run(limit)?;
+        config.memory =
+            sqlchess::session::memory::MemoryBudget::for_run(limit, config.target_partitions)?;
     }
     let given = Given {
         threads: cli.threads.is_some(),

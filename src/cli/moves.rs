@@ -128,7 +128,7 @@ async fn positions(
         match crate::read_fen(line, chess960) {
             Ok(s) => setups.push((i, s)),
             Err(e) => {
-                eprintln!(
+                note!(
                     "line {} (position_index {i}): invalid FEN {line:?}: {e}",
                     i + 1
                 );
@@ -143,7 +143,7 @@ async fn positions(
         match verdict {
             None => kept.push((i, s)),
             Some(e) => {
-                eprintln!(
+                note!(
                     "line {} (position_index {i}): invalid FEN {:?}: {e}",
                     i + 1,
                     lines[(i - first) as usize]

@@ -58,17 +58,17 @@ pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
         pb.finish_and_clear();
         counts?.first().copied().unwrap_or(0)
     };
-    eprintln!("time: {:.3} s", t0.elapsed().as_secs_f64());
+    note!("time: {:.3} s", t0.elapsed().as_secs_f64());
     // what the limit bounds (the memory pool: stage tables, levels, operators), then the
     // whole process, which also holds the program, the plans and the allocator's reserve
     let memory = engine.pipeline().session().memory().budget();
-    eprintln!(
+    note!(
         "memory limit: {} (peak reserved under it: {})",
         human(memory.run_limit()),
         human(memory.peak())
     );
     if let Some(peak) = peak_rss() {
-        eprintln!("peak RSS of the process (not bounded by the limit): {peak}");
+        note!("peak RSS of the process (not bounded by the limit): {peak}");
     }
     out!("nodes: {nodes}\n")?;
     Ok(ExitCode::SUCCESS)

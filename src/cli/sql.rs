@@ -75,7 +75,7 @@ pub async fn run(
         (None, None) => {
             if std::io::stdin().is_terminal() {
                 // not silent while it waits for a query typed at the terminal
-                eprintln!(
+                note!(
                     "sqlchess sql: reading SQL from standard input (end with Ctrl-D); or give \
                      it as an argument: sqlchess sql \"SELECT …\", or -f FILE.sql"
                 );

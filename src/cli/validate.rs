@@ -82,7 +82,7 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         sqlchess::io::input::expand(&args.files)?
     };
     if inputs.is_empty() {
-        eprintln!("warning: no PGN files found");
+        note!("warning: no PGN files found");
     }
     let mut sink = ReportSink::open(args.out.as_ref(), format)?;
     let mut plies = match (&args.plies, plies_format) {
@@ -90,7 +90,7 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         _ => None,
     };
     let interrupt = crate::interrupt::Interrupt::install().unwrap_or_else(|e| {
-        eprintln!("warning: Ctrl-C will not stop cleanly: {e}");
+        note!("warning: Ctrl-C will not stop cleanly: {e}");
         crate::interrupt::Interrupt::default()
     });
     let bytes = ByteCounter::new();
@@ -117,7 +117,7 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         let reader = match input.open(&bytes) {
             Ok(r) => r,
             Err(e) => {
-                pb.suspend(|| eprintln!("error: {e}"));
+                pb.suspend(|| note!("error: {e}"));
                 io_errors += 1;
                 continue;
             }
@@ -127,7 +127,7 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
                 Ok(g) => games.push((input.name.as_str(), g)),
                 Err(PgnError::Io(e)) => {
                     pb.suspend(|| {
-                        eprintln!(
+                        note!(
                             "error: {}: {e} (the rest of this input is not read)",
                             input.name
                         )
@@ -159,16 +159,9 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         // stopped by the memory limit: what was written is kept, as after Ctrl-C
         if let Error::Session(SessionError::MemoryLimit { .. }) = &e {
             pb.finish_and_clear();
-            eprintln!(
-                "stopped by the memory limit: {} games validated and written to {}",
-                summary.games,
-                sink.finish_partial()?
-            );
-            if let Some(w) = plies {
-                let rows = w.rows();
-                if let Some(path) = w.finish_partial()? {
-                    eprintln!("{rows} plies written to {}", path.display());
-                }
+            let kept = keep_partial("stopped by the memory limit", summary.games, sink, plies)?;
+            for line in kept {
+                note!("{line}");
             }
         }
         return Err(e);
@@ -177,17 +170,7 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
     let mut stopped = vec![];
     if interrupted {
         // the games read since the last batch are not validated
-        stopped.push(format!(
-            "interrupted: {} games validated and written to {}",
-            summary.games,
-            sink.finish_partial()?
-        ));
-        if let Some(w) = plies {
-            let rows = w.rows();
-            if let Some(path) = w.finish_partial()? {
-                stopped.push(format!("{rows} plies written to {}", path.display()));
-            }
-        }
+        stopped = keep_partial("interrupted", summary.games, sink, plies)?;
     } else {
         sink.finish()?;
         if let Some(w) = plies {
@@ -202,7 +185,7 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         io_errors,
     );
     for line in stopped {
-        eprintln!("{line}");
+        note!("{line}");
     }
     if args.profile {
         out!(
@@ -219,6 +202,27 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Ends a run that stops early (Ctrl-C, the memory limit): keeps what was written as
+/// `NAME.partial` and returns the lines that say where, the first starting with `why`.
+fn keep_partial(
+    why: &str,
+    games: u64,
+    sink: ReportSink,
+    plies: Option<ReportWriter>,
+) -> Result<Vec<String>> {
+    let mut lines = vec![format!(
+        "{why}: {games} games validated and written to {}",
+        sink.finish_partial()?
+    )];
+    if let Some(w) = plies {
+        let rows = w.rows();
+        if let Some(path) = w.finish_partial()? {
+            lines.push(format!("{rows} plies written to {}", path.display()));
+        }
+    }
+    Ok(lines)
 }
 
 /// Where `validate` writes its per-game rows.
@@ -433,22 +437,24 @@ impl Summary {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        eprintln!(
+        note!(
             "games: {}, plies: {}, legal games: {}",
-            self.games, self.plies, self.legal
+            self.games,
+            self.plies,
+            self.legal
         );
-        eprintln!("games per error kind: {kinds}");
+        note!("games per error kind: {kinds}");
         if let Some(n) = self.kinds.get(ErrorKind::UnsupportedVariant.as_str()) {
-            eprintln!("games not checked (unsupported variant): {n}");
+            note!("games not checked (unsupported variant): {n}");
         }
-        eprintln!(
+        note!(
             "games/s: {:.0}, plies/s: {:.0}, wall time: {secs:.2} s, read: {} from {inputs} input(s)",
             rate(self.games),
             rate(self.plies),
             HumanBytes(bytes)
         );
         if io_errors > 0 {
-            eprintln!("I/O errors: {io_errors} (see above)");
+            note!("I/O errors: {io_errors} (see above)");
         }
     }
 }

@@ -177,6 +177,8 @@ impl Engine {
         if depth == 0 {
             return Ok(vec![1; setups.len()]);
         }
+        // what an earlier run left (a failed one too) is not held while perft runs
+        self.pipeline().session().clear_tables()?;
         let memory = self.pipeline().session().memory();
         let limit = memory.budget().limit();
         let spill_at = options

@@ -52,6 +52,15 @@ const FALLBACK_LIMIT: u64 = 4 << 30;
 /// ([`MemoryBudget::for_run`]).
 pub const MIN_LIMIT: u64 = 32 << 20;
 
+/// The smallest `--memory-limit` a run of `threads` target partitions works with:
+/// [`MIN_LIMIT`], or 16 MiB and 1 MiB per partition, whichever is more (each partition of a
+/// stage builds hash tables of its own; measured on `moves` and `perft`: 32 partitions fail
+/// under 32 MiB, 48 work under 48 MiB, 256 under 128 MiB).
+#[must_use]
+pub fn min_limit(threads: usize) -> u64 {
+    MIN_LIMIT.max((16 << 20) + (threads as u64).saturating_mul(1 << 20))
+}
+
 /// The smallest share of a limit one pipeline works with: the hash tables its stages build
 /// over the static tables and its stage tables for a few positions take up to about 16 MiB
 /// (measured: `perft` workers need 16 MiB, `validate` of the sample's games one at a time
@@ -216,16 +225,21 @@ impl MemoryBudget {
         })
     }
 
-    /// The budget of a run given `--memory-limit limit`.
+    /// The budget of a run given `--memory-limit limit` and `--threads threads`.
     ///
-    /// Errors: [`SessionError::LimitTooSmall`] below [`MIN_LIMIT`], naming both; as
+    /// Errors: [`SessionError::LimitTooSmall`] below [`min_limit`], naming it; as
     /// [`MemoryBudget::new`].
-    pub fn for_run(limit: u64) -> Result<MemoryBudget> {
-        if limit < MIN_LIMIT {
+    pub fn for_run(limit: u64, threads: usize) -> Result<MemoryBudget> {
+        let min = min_limit(threads);
+        if limit < min {
             return Err(SessionError::LimitTooSmall {
                 limit,
-                min: MIN_LIMIT,
-                what: "a run".into(),
+                min,
+                what: if min > MIN_LIMIT {
+                    format!("a run with --threads {threads}")
+                } else {
+                    "a run".into()
+                },
             });
         }
         MemoryBudget::new(limit)
@@ -289,7 +303,7 @@ impl MemoryBudget {
                 limit: self.run_limit,
                 min,
                 what: format!(
-                    "{n} pipelines side by side (--threads {n}, {} each)",
+                    "{n} pipelines side by side (--threads {n}), which need {} each",
                     human(MIN_PIPELINE)
                 ),
             });
@@ -387,17 +401,15 @@ pub struct TableMemory {
 }
 
 impl TableMemory {
-    /// Records that table `name` now holds `batches` (their Arrow memory, buffers shared
-    /// between batches counted once per batch), resizing the reservation.
+    /// Records that table `name` now holds `batches` (their Arrow memory, every buffer
+    /// counted once however many batches share it: [`arrow_bytes`]; a static table cut
+    /// into one slice per partition is counted once, whatever `--threads`), resizing the
+    /// reservation.
     ///
     /// Errors: [`SessionError::MemoryLimit`] when the tables no longer fit in what the pool has
     /// left; the table's old size stays recorded then.
     pub fn account(&self, name: &str, batches: &[RecordBatch]) -> Result<()> {
-        let bytes: u64 = batches
-            .iter()
-            .map(|b| b.get_array_memory_size() as u64)
-            .sum();
-        self.account_bytes(name, bytes)
+        self.account_bytes(name, arrow_bytes(batches))
     }
 
     /// Records that `name` (a table, or other data kept between stages such as a perft

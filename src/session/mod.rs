@@ -115,6 +115,8 @@ pub struct Session {
     tables: HashMap<&'static str, Arc<SlotTable>>,
     /// Names readable before any stage ran: inputs, statics, aliases.
     base: Vec<&'static str>,
+    /// The static tables' names (they are never emptied: [`Session::clear_tables`]).
+    statics: Vec<&'static str>,
     /// Stage names in the spec's order.
     order: Vec<&'static str>,
     /// Optimised plans of the table and query stages.
@@ -166,6 +168,7 @@ impl Session {
             ctx: SessionContext::new_with_config_rt(session, config.memory.runtime()),
             tables: HashMap::new(),
             base: vec![],
+            statics: spec.statics.iter().map(|st| st.name).collect(),
             order: vec![],
             plans: HashMap::new(),
             reads: HashMap::new(),
@@ -320,6 +323,20 @@ impl Session {
         let table = self.table_ref(name)?;
         self.memory.account(name, &batches)?;
         fill(table, batches, self.partitions)
+    }
+
+    /// Empties every table but the static ones, releasing their memory: what a run left,
+    /// a failed one included (e.g. the tables filled before a stage ran out of memory).
+    ///
+    /// Errors: [`SessionError::Poisoned`].
+    pub fn clear_tables(&self) -> Result<()> {
+        for (name, table) in &self.tables {
+            if !self.statics.contains(name) {
+                fill(table, vec![], self.partitions)?;
+                self.memory.account(name, &[])?;
+            }
+        }
+        Ok(())
     }
 
     /// The current contents of a table. Errors: [`SessionError::UnknownTable`].
@@ -547,6 +564,15 @@ async fn build_statics(
     let mut built = vec![];
     for (name, df, table) in plans {
         let batches = df.collect().await?;
+        // one compact batch, whatever the partitions that built it: each partition's batch
+        // holds buffers of its own (256 partitions made `piece_rays` 96 MiB instead of 2)
+        let batches = match batches.first() {
+            Some(first) => vec![datafusion::arrow::compute::concat_batches(
+                &first.schema(),
+                &batches,
+            )?],
+            None => vec![],
+        };
         fill(&table, batches.clone(), partitions)?;
         built.push((name, batches));
     }

@@ -344,8 +344,8 @@ impl Engine {
         // the chunk tables' part of the memory the pipeline running them may use: the
         // engine's limit, or what a worker's share leaves
         let target = if cores > 1 {
-            let share = limit * WORKERS_SHARE / cores as f64;
-            (share - WORKER_FIXED_MEMORY as f64).max(0.0) * WORKER_CHUNK_TABLES_SHARE
+            let share = self.config.memory.share_bytes(cores, WORKERS_SHARE);
+            share.saturating_sub(WORKER_FIXED_MEMORY) as f64 * WORKER_CHUNK_TABLES_SHARE
         } else {
             limit * CHUNK_TABLES_SHARE
         };

@@ -319,7 +319,7 @@ impl Input {
             path: self.name.clone(),
             source: e,
         })?;
-        match not_text(&head[..head.len().min(TEXT_CHECK)]) {
+        match not_text(head) {
             Some(reason) => Err(Error::NotPgn {
                 path: self.name.clone(),
                 reason,
@@ -328,9 +328,6 @@ impl Input {
         }
     }
 }
-
-/// Bytes at the start of an input (or of a range of one) given to [`not_text`].
-const TEXT_CHECK: usize = 64 * 1024;
 
 /// The most bytes of the first line [`not_text`] judges.
 const FIRST_LINE: usize = 4096;

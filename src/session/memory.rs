@@ -277,10 +277,16 @@ impl MemoryBudget {
     ///
     /// Errors: as [`MemoryBudget::share`].
     pub fn shares(&self, name: &str, n: usize, fraction: f64) -> Result<Vec<MemoryBudget>> {
-        let each = (self.limit as f64 * fraction / n.max(1) as f64) as u64;
+        let each = self.share_bytes(n, fraction);
         (1..=n.max(1))
             .map(|k| self.share(&format!("{name} {k}"), each))
             .collect()
+    }
+
+    /// The bytes of each of `n` equal shares of `fraction` of this budget.
+    #[must_use]
+    pub fn share_bytes(&self, n: usize, fraction: f64) -> u64 {
+        (self.limit as f64 * fraction / n.max(1) as f64) as u64
     }
 
     /// How many pipelines side by side get at least `min` bytes each ([`MIN_PIPELINE`], or

@@ -99,7 +99,7 @@ impl EnginePool {
                 ..PipelineConfig::default()
             },
             Some(c) => {
-                let bytes = (c.memory.limit() as f64 * ENGINES_SHARE / self.limit as f64) as u64;
+                let bytes = c.memory.share_bytes(self.limit, ENGINES_SHARE);
                 PipelineConfig {
                     target_partitions: 1,
                     memory: c.memory.share(&format!("SQL engine {k}"), bytes)?,

@@ -51,7 +51,7 @@ use datafusion_proto::physical_plan::{
 use prost::Message;
 
 use super::engines::EnginePool;
-use super::read_pgn::{PgnScanExec, PgnTable, ScanParts, table_name};
+use super::scan::{PgnScanExec, PgnTable, Rows, ScanParts};
 use crate::io::input::{Compression, Input, Source};
 
 /// The first bytes of every node this module encodes.
@@ -105,8 +105,9 @@ struct InputProto {
 struct PgnTableProto {
     #[prost(message, repeated, tag = "1")]
     inputs: Vec<InputProto>,
-    #[prost(bool, tag = "2")]
-    plies: bool,
+    /// [`Rows::code`] (wire-compatible with the former `bool plies`).
+    #[prost(uint32, tag = "2")]
+    rows: u32,
     /// [`PgnTable::split_bytes`]: the client's `sqlchess.split_bytes`.
     #[prost(uint64, tag = "3")]
     split_bytes: u64,
@@ -121,8 +122,9 @@ struct PgnScanProto {
     projection: Vec<u32>,
     #[prost(uint64, tag = "4")]
     batch_games: u64,
-    #[prost(bool, tag = "5")]
-    plies: bool,
+    /// [`Rows::code`] (wire-compatible with the former `bool plies`).
+    #[prost(uint32, tag = "5")]
+    rows: u32,
     #[prost(bool, tag = "6")]
     limited: bool,
 }
@@ -141,6 +143,12 @@ const COMPRESSIONS: [Compression; 5] = [
     Compression::Bzip2,
     Compression::Sniff,
 ];
+
+/// The [`Rows`] of a travelling table or scan.
+fn rows_of(code: u32) -> Result<Rows> {
+    Rows::of_code(code)
+        .ok_or_else(|| DataFusionError::Internal(format!("sqlchess codec: rows of kind {code}")))
+}
 
 /// `table` (`read_pgn` or `read_plies`) names `input`: its proto, or the error saying why it
 /// cannot travel.
@@ -297,7 +305,7 @@ impl LogicalExtensionCodec for ChessLogicalCodec {
                 Ok(Arc::new(PgnTable::new(
                     inputs,
                     self.pool.clone(),
-                    p.plies,
+                    rows_of(p.rows)?,
                     p.split_bytes,
                 )))
             }
@@ -323,7 +331,7 @@ impl LogicalExtensionCodec for ChessLogicalCodec {
         buf: &mut Vec<u8>,
     ) -> Result<()> {
         if let Some(table) = node.downcast_ref::<PgnTable>() {
-            let name = table_name(table.is_plies());
+            let name = table.rows().table_name();
             let inputs = table
                 .inputs()
                 .iter()
@@ -331,7 +339,7 @@ impl LogicalExtensionCodec for ChessLogicalCodec {
                 .collect::<Result<Vec<_>>>()?;
             let p = PgnTableProto {
                 inputs,
-                plies: table.is_plies(),
+                rows: table.rows().code(),
                 split_bytes: table.split_bytes(),
             };
             return envelope(Node::PgnTable, &p, buf);
@@ -474,7 +482,7 @@ impl PhysicalExtensionCodec for ChessPhysicalCodec {
             ranges: ranges.clone(),
             projection: p.projection.into_iter().map(|i| i as usize).collect(),
             batch_games: usize::try_from(p.batch_games).unwrap_or(usize::MAX),
-            plies: p.plies,
+            rows: rows_of(p.rows)?,
             limited: p.limited,
         };
         Ok(Arc::new(PgnScanExec::from_parts(
@@ -494,7 +502,7 @@ impl PhysicalExtensionCodec for ChessPhysicalCodec {
             return self.inner.try_encode(node, buf, proto_converter);
         };
         let parts = scan.parts();
-        let name = table_name(parts.plies);
+        let name = parts.rows.table_name();
         let inputs = parts
             .inputs
             .iter()
@@ -505,7 +513,7 @@ impl PhysicalExtensionCodec for ChessPhysicalCodec {
             inputs,
             projection: parts.projection.iter().map(|&i| i as u32).collect(),
             batch_games: parts.batch_games as u64,
-            plies: parts.plies,
+            rows: parts.rows.code(),
             limited: parts.limited,
         };
         envelope(Node::PgnScan, &p, buf)

@@ -8,9 +8,9 @@ use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 use datafusion::common::{DataFusionError, plan_err};
 use datafusion::datasource::MemTable;
 
+use super::arguments::string_argument;
 use super::engines::{EnginePool, with_engine};
 use super::functions::{check_fens, legal_move_fields, legal_moves_of};
-use super::read_pgn::string_argument;
 
 /// The Arrow schema of `legal_moves(fen)`, one row per legal move ordered by `uci`: the
 /// columns of [`crate::Engine::legal_moves`] without `position_id`: `move_code: Int32`,

@@ -42,44 +42,32 @@
 //! This module is the user-facing layer; the stage plumbing it runs on is
 //! [`crate::session`].
 
+mod arguments;
 pub mod codec;
 pub mod engines;
 pub mod functions;
+mod game_columns;
 mod legal_moves;
+mod options;
+mod ply_columns;
 mod ranges;
 mod read_pgn;
 mod read_plies;
+mod scan;
 
 use std::sync::Arc;
 
-use datafusion::config::ConfigExtension;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 pub use codec::{ChessLogicalCodec, ChessPhysicalCodec};
 pub use functions::ChessFunction;
+pub use game_columns::read_pgn_schema;
 pub use legal_moves::{LegalMoves, legal_moves_schema};
-pub use read_pgn::{PgnScanExec, PgnTable, ReadPgn, read_pgn_schema};
-pub use read_plies::{ReadPlies, read_plies_schema};
-
-datafusion::common::extensions_options! {
-    /// Settings of the chess tables, in a session's configuration under `sqlchess.`
-    /// ([`register`] adds them): `SET sqlchess.split_bytes = 1048576`.
-    pub struct ChessOptions {
-        /// `read_pgn` / `read_plies`: a plain (uncompressed) PGN file of at least twice
-        /// this many bytes is read as several partitions, each at least this large and
-        /// starting at a game boundary (at most `datafusion.execution.target_partitions`
-        /// per file), so one large file uses several cores; 0 never splits. Default 32 MiB.
-        /// When the rules run, a plain file of at least 128 KiB is cut too (unless this
-        /// is 0): the rules cost per ply, so every partition gets its share of each file.
-        /// Read when the table function is called (planning), and kept in its table
-        /// ([`PgnTable::split_bytes`]), so it travels with the plan to a cluster.
-        pub split_bytes: u64, default = 32 * 1024 * 1024
-    }
-}
-
-impl ConfigExtension for ChessOptions {
-    const PREFIX: &'static str = "sqlchess";
-}
+pub use options::ChessOptions;
+pub use ply_columns::read_plies_schema;
+pub use read_pgn::ReadPgn;
+pub use read_plies::ReadPlies;
+pub use scan::{PgnScanExec, PgnTable, Rows};
 
 /// Registers the chess tables and functions on `ctx`: the table functions `read_pgn`,
 /// `read_plies`, `legal_moves` and

@@ -22,7 +22,7 @@ use datafusion::common::{DataFusionError, Result};
 use datafusion::physical_plan::ExecutionPlan;
 
 use crate::io::input::Input;
-use crate::io::split::PgnRange;
+use crate::io::split::{PgnRange, split};
 
 /// The schema of the ranges table (module docs).
 fn ranges_schema() -> SchemaRef {
@@ -131,4 +131,70 @@ pub(crate) fn planned_ranges(
         .iter()
         .map(|p| ranges_of(p, inputs).unwrap_or_default())
         .collect()
+}
+
+/// With the rules, plain files of at least twice this many bytes are cut too (when
+/// `split_bytes` is larger): see [`partitions`].
+const RULES_SPLIT_BYTES: u64 = 64 * 1024;
+
+/// The ranges of each scan partition: plain files of at least twice `split_bytes` cut
+/// into at most `target_partitions` ranges at game boundaries ([`split`]; 0 never
+/// splits), then at most `target_partitions` groups, the largest ranges first each to the
+/// group with the fewest bytes so far, each group in file order.
+///
+/// When the scan runs the `rules`, files of at least twice [`RULES_SPLIT_BYTES`] are cut
+/// as well (pieces of at least that size, at most `target_partitions`): the rules cost per
+/// ply, not per byte (a file whose moves carry clock and eval comments has about three
+/// times the bytes per ply of one without), so groups balanced by bytes of whole files may
+/// differ by half in plies (one partition working alone at the end); with the large files
+/// cut, every group gets about its share of each, and so of the plies.
+///
+/// Errors: [`crate::Error::Io`] naming a file that cannot be read.
+pub(crate) fn partitions(
+    inputs: &[Input],
+    target_partitions: usize,
+    split_bytes: u64,
+    rules: bool,
+) -> crate::Result<Vec<Vec<PgnRange>>> {
+    let target = target_partitions.max(1);
+    let unit = if rules {
+        split_bytes.min(RULES_SPLIT_BYTES)
+    } else {
+        split_bytes
+    };
+    let mut ranges: Vec<(u64, usize, PgnRange)> = vec![];
+    for (i, input) in inputs.iter().enumerate() {
+        let size = input.size().unwrap_or(0);
+        let pieces = if unit == 0 {
+            1
+        } else {
+            usize::try_from(size / unit)
+                .unwrap_or(usize::MAX)
+                .min(target)
+        };
+        for r in split(input, pieces)? {
+            let bytes = r.end.unwrap_or(size).saturating_sub(r.start);
+            ranges.push((bytes, i, r));
+        }
+    }
+    let n = ranges.len().min(target);
+    ranges.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then(a.1.cmp(&b.1))
+            .then(a.2.start.cmp(&b.2.start))
+    });
+    let mut groups: Vec<(u64, Vec<(usize, PgnRange)>)> = vec![(0, vec![]); n];
+    for (bytes, i, r) in ranges {
+        if let Some(g) = groups.iter_mut().min_by_key(|g| g.0) {
+            g.0 += bytes;
+            g.1.push((i, r));
+        }
+    }
+    Ok(groups
+        .into_iter()
+        .map(|(_, mut g)| {
+            g.sort_by_key(|(i, r)| (*i, r.start));
+            g.into_iter().map(|(_, r)| r).collect()
+        })
+        .collect())
 }

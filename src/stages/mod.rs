@@ -10,6 +10,7 @@ use std::str::FromStr;
 use crate::error::Error;
 
 pub mod pipeline;
+pub(crate) mod rows;
 pub mod tables;
 
 pub use pipeline::Pipeline;

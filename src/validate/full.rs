@@ -25,7 +25,7 @@ use crate::stages::{APPLY, InputTable, LEGAL, Stage, Table};
 
 use super::Run;
 use super::report::{ErrorKind, PlyRow, as_written, short};
-use super::rows::{PositionStatus, move_flags, read_status, read_verdicts};
+use crate::stages::rows::{PositionStatus, move_flags, read_status, token_verdicts};
 
 /// The move tokens of one ply ([`Run::lex_tokens`]).
 struct Lexed {
@@ -151,7 +151,7 @@ impl Run<'_> {
         p.set_table(InputTable::Tokens, vec![tables::tokens_to_batch(&pairs)?])
             .await?;
         p.run(Stage::TokenMatches).await?;
-        let verdicts = read_verdicts(&p.run(Stage::TokenVerdicts).await?)?;
+        let verdicts = token_verdicts(&p.run(Stage::TokenVerdicts).await?)?;
         let moves = p.run(Stage::TokenMoves).await?;
         let flags = move_flags(&moves)?;
         let named = if self.options.plies {
@@ -407,7 +407,7 @@ async fn wrong_side(engine: &Engine, ids: &[u64]) -> Result<Vec<u64>> {
     p.set_table(InputTable::Pieces, pieces).await?;
     p.run_all(LEGAL).await?;
     p.run(Stage::TokenMatches).await?;
-    let verdicts = read_verdicts(&p.run(Stage::TokenVerdicts).await?)?;
+    let verdicts = token_verdicts(&p.run(Stage::TokenVerdicts).await?)?;
     Ok(verdicts
         .into_iter()
         .filter(|(_, (n, _))| *n == 1)

@@ -1,6 +1,6 @@
 //! Game validation: replays PGN games ply-synchronously through the pipeline.
 //!
-//! All games of a batch advance one ply per pipeline run. First [`crate::engine::replay`] checks each
+//! All games of a batch advance one ply per pipeline run. First [`replay`] checks each
 //! game's given moves on their own for as long as each stands for exactly one legal move.
 //! From where replay stops (usually the end of the movetext), the full stages take over:
 //! each ply, the current positions of the live games get their legal moves (`legal_moves`), status (`position_status`) and the
@@ -21,8 +21,8 @@
 //! tests that compare them).
 
 mod full;
+mod replay;
 mod report;
-pub(crate) mod rows;
 mod setup;
 mod validator;
 
@@ -34,10 +34,11 @@ pub use validator::Validator;
 use crate::chess::fen::Setup;
 use crate::chess::outcome::History;
 use crate::engine::Engine;
-use crate::engine::replay::replay;
 use crate::error::Result;
 use crate::pgn::RawGame;
 use crate::stages::{InputTable, tables};
+
+use replay::replay;
 
 /// Options of [`validate_games_with`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -75,7 +76,7 @@ pub async fn validate_games(engine: &Engine, games: &[(&str, RawGame)]) -> Resul
 /// played ([`PlyRow`], see [`crate::io::report::plies_to_batch`] for them as Arrow).
 ///
 /// The steps: start positions from the tags ([`setup`]: `Variant`, `FEN`, set-up checks);
-/// replay of the moves that stand for one legal move each ([`crate::engine::replay`]); then
+/// replay of the moves that stand for one legal move each ([`replay`]); then
 /// the full stages, one ply of every live game at a time, until every game has ended
 /// ([`full`]: error kinds, final status).
 ///
@@ -171,7 +172,7 @@ struct Run<'a> {
 
 impl Run<'_> {
     /// Replays the live games for as long as each token stands for exactly one legal move
-    /// ([`crate::engine::replay`]) and records where each got to; with plies, the rows of
+    /// ([`replay`]) and records where each got to; with plies, the rows of
     /// the replayed plies, the last one pending (its suffix comes from the full stages'
     /// status of the position after it, as for a move they play).
     async fn replay(&mut self) -> Result<()> {

@@ -5,7 +5,7 @@ use crate::chess::fen::{Color, Setup};
 use crate::chess::outcome::FinalStatus;
 use crate::pgn::RawGame;
 
-use super::rows::PositionStatus;
+use crate::stages::rows::PositionStatus;
 use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 /// Why a game stopped before the end of its movetext: the `error_kind` column of a game

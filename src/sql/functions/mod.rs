@@ -43,8 +43,8 @@ use datafusion::logical_expr::{
 use super::engines::{EnginePool, with_engine};
 use crate::chess::fen::{FenError, Setup};
 use crate::engine::Engine;
+use crate::stages::rows::{PositionStatus, read_status};
 use crate::stages::{LEGAL, Stage};
-use crate::validate::rows::{PositionStatus, read_status};
 
 pub(crate) use moves::{legal_move_fields, legal_moves_of};
 pub(crate) use position::{MATERIAL_ROLES, material_counts};

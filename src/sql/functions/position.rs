@@ -15,7 +15,7 @@ use crate::chess::fen::{Color, Role, Setup};
 use crate::chess::outcome::FinalStatus;
 use crate::chess::polyglot::polyglot_key;
 use crate::engine::Engine;
-use crate::validate::rows::PositionStatus;
+use crate::stages::rows::PositionStatus;
 
 /// The roles of the material columns, in column order, with their plural names
 /// (`white_pawns` … `black_kings`).

@@ -1,15 +1,20 @@
-//! Stage outputs read into per-game values.
+//! Stage outputs read back into Rust values, one reader per stage whose rows a caller needs
+//! by game or position id: `position_status` ([`read_status`]), `token_verdicts`
+//! ([`token_verdicts`]), the chosen moves' flags ([`move_flags`]), `replay_verdicts`
+//! ([`replay_verdicts`]), `replay_plies` ([`ReplayPly`]) and the repetition key of any
+//! batch with the columns of stage `position_keys` ([`repetition_keys`]).
 
 use std::collections::{BTreeMap, HashMap};
 
 use datafusion::arrow::array::{
     Array, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
 };
+use datafusion::arrow::datatypes::{Int32Type, UInt64Type};
 
 use crate::chess::outcome::Key;
-use crate::engine::replay::repetition_keys;
 use crate::error::Result;
-use crate::stages::tables::column;
+use crate::session::read::{self, Row};
+use crate::stages::tables::{self, column};
 
 /// What the stage `position_status` says of one position.
 #[derive(Clone)]
@@ -58,7 +63,7 @@ pub(crate) fn read_status(batches: &[RecordBatch]) -> Result<HashMap<u64, Positi
 
 /// Per game id: `token_verdicts`' number of legal moves matching the token and whether the
 /// side to move has a piece of the token's kind where it says.
-pub(super) fn read_verdicts(batches: &[RecordBatch]) -> Result<BTreeMap<u64, (i64, bool)>> {
+pub(crate) fn token_verdicts(batches: &[RecordBatch]) -> Result<BTreeMap<u64, (i64, bool)>> {
     let mut out = BTreeMap::new();
     for b in batches {
         let id: &UInt64Array = column(b, "position_id")?;
@@ -73,7 +78,7 @@ pub(super) fn read_verdicts(batches: &[RecordBatch]) -> Result<BTreeMap<u64, (i6
 
 /// Per chosen move: whether it is zeroing (pawn move or capture, FIDE art. 9.3) and whether
 /// it is an en passant capture (art. 3.7.4.1).
-pub(super) fn move_flags(batches: &[RecordBatch]) -> Result<HashMap<u64, (bool, bool)>> {
+pub(crate) fn move_flags(batches: &[RecordBatch]) -> Result<HashMap<u64, (bool, bool)>> {
     let mut out = HashMap::new();
     for b in batches {
         let id: &UInt64Array = column(b, "position_id")?;
@@ -86,4 +91,70 @@ pub(super) fn move_flags(batches: &[RecordBatch]) -> Result<HashMap<u64, (bool, 
         }
     }
     Ok(out)
+}
+
+crate::table_row! {
+    /// A row of stage `replay_verdicts`: whether a game's token stands for exactly one legal
+    /// move, whether that move is zeroing, and whether the position has a legal en passant
+    /// capture.
+    struct ReplayVerdict {
+        pub position_id: u64,
+        pub accepted: Option<bool>,
+        pub zeroing: Option<bool>,
+        pub ep_legal: Option<bool>,
+    }
+}
+
+crate::table_row! {
+    /// A row of stage `replay_plies`: the notation and flags of an accepted move.
+    pub(crate) struct ReplayPly {
+        pub position_id: u64,
+        pub ply_uci: String,
+        pub ply_san: String,
+        pub ply_capture: bool,
+        pub ply_castling: bool,
+        pub ply_en_passant: bool,
+        pub ply_promotion: Option<String>,
+        pub gives_check: bool,
+    }
+}
+
+/// Per game whose move was accepted: (zeroing, ep_legal).
+pub(crate) fn replay_verdicts(batches: &[RecordBatch]) -> Result<HashMap<u64, (bool, bool)>> {
+    Ok(ReplayVerdict::read_rows(batches)?
+        .into_iter()
+        .filter(|v| v.accepted == Some(true))
+        .map(|v| {
+            (
+                v.position_id,
+                (v.zeroing == Some(true), v.ep_legal == Some(true)),
+            )
+        })
+        .collect())
+}
+
+/// The repetition keys of the rows of a batch holding the columns of stage `position_keys`
+/// (`replay_states` rows, `position_status` rows): the one place where a key is read. The
+/// returned function gives row `i`'s key, given whether an en passant capture is legal there
+/// (only then does the en passant square count, FIDE art. 9.2.3).
+///
+/// Errors: [`crate::Error::Session`] when a column is missing.
+pub(crate) fn repetition_keys(b: &RecordBatch) -> Result<impl Fn(usize, bool) -> Key + '_> {
+    let sets = tables::SET_COLUMNS
+        .iter()
+        .map(|n| read::primitive::<UInt64Type>(b, n))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let side = read::strings(b, "side_to_move")?;
+    let rights = tables::castling_column(b)?;
+    let ep = read::primitive::<Int32Type>(b, "ep_square")?;
+    Ok(move |i: usize, ep_legal: bool| Key {
+        sets: std::array::from_fn(|k| sets[k].value(i)),
+        side_to_move: tables::color_of(side.value(i)),
+        castling: rights.value(i),
+        ep_square: if ep_legal && ep.is_valid(i) {
+            ep.value(i)
+        } else {
+            -1
+        },
+    })
 }

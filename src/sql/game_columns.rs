@@ -1,0 +1,272 @@
+//! The columns of `read_pgn`, one row per game: its schema ([`read_pgn_schema`]) and the
+//! record batch of a chunk of games ([`games_batch`]), from the games' tags and moves and,
+//! for the rules columns, their validation reports.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    ArrayRef, BooleanArray, Int32Array, ListBuilder, MapBuilder, RecordBatch, RecordBatchOptions,
+    StringArray, StringBuilder, UInt32Array, UInt64Array,
+};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::common::DataFusionError;
+
+use crate::chess::outcome::FinalStatus;
+use crate::pgn::RawGame;
+use crate::validate::{ErrorKind, GameReport};
+
+/// What a column of `read_pgn` is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Col {
+    File,
+    GameIndex,
+    /// A tag's value (NULL when the game has no such tag).
+    Tag(&'static str),
+    /// An Elo tag as an integer (NULL when absent or not an integer).
+    Elo(&'static str),
+    Tags,
+    Moves,
+    Plies,
+    FirstIllegalPly,
+    ErrorKind,
+    ErrorMessage,
+    FinalFen,
+    FinalStatus,
+    ResultConsistent,
+}
+
+impl Col {
+    /// Whether the column needs the rules (a validation of the game).
+    fn needs_rules(self) -> bool {
+        matches!(
+            self,
+            Col::Plies
+                | Col::FirstIllegalPly
+                | Col::ErrorKind
+                | Col::ErrorMessage
+                | Col::FinalFen
+                | Col::FinalStatus
+                | Col::ResultConsistent
+        )
+    }
+}
+
+/// The columns of `read_pgn`, in order.
+const COLUMNS: &[(&str, Col)] = &[
+    ("file", Col::File),
+    ("game_index", Col::GameIndex),
+    ("event", Col::Tag("Event")),
+    ("site", Col::Tag("Site")),
+    ("date", Col::Tag("Date")),
+    ("round", Col::Tag("Round")),
+    ("white", Col::Tag("White")),
+    ("black", Col::Tag("Black")),
+    ("result", Col::Tag("Result")),
+    ("white_elo", Col::Elo("WhiteElo")),
+    ("black_elo", Col::Elo("BlackElo")),
+    ("time_control", Col::Tag("TimeControl")),
+    ("termination", Col::Tag("Termination")),
+    ("eco", Col::Tag("ECO")),
+    ("opening", Col::Tag("Opening")),
+    ("utc_date", Col::Tag("UTCDate")),
+    ("utc_time", Col::Tag("UTCTime")),
+    ("start_fen", Col::Tag("FEN")),
+    ("tags", Col::Tags),
+    ("moves", Col::Moves),
+    ("plies", Col::Plies),
+    ("first_illegal_ply", Col::FirstIllegalPly),
+    ("error_kind", Col::ErrorKind),
+    ("error_message", Col::ErrorMessage),
+    ("final_fen", Col::FinalFen),
+    ("final_status", Col::FinalStatus),
+    ("result_consistent", Col::ResultConsistent),
+];
+
+fn tags_type() -> DataType {
+    DataType::Map(
+        Arc::new(Field::new(
+            "entries",
+            DataType::Struct(
+                vec![
+                    Field::new("keys", DataType::Utf8, false),
+                    Field::new("values", DataType::Utf8, true),
+                ]
+                .into(),
+            ),
+            false,
+        )),
+        false,
+    )
+}
+
+fn moves_type() -> DataType {
+    DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
+}
+
+fn field(name: &str, col: Col) -> Field {
+    use DataType::*;
+    let (t, nullable) = match col {
+        Col::File => (Utf8, false),
+        Col::GameIndex => (UInt64, false),
+        Col::Tag(_) | Col::ErrorKind | Col::ErrorMessage | Col::FinalFen | Col::FinalStatus => {
+            (Utf8, true)
+        }
+        Col::Elo(_) => (Int32, true),
+        Col::Tags => (tags_type(), false),
+        Col::Moves => (moves_type(), false),
+        Col::Plies | Col::FirstIllegalPly => (UInt32, col == Col::FirstIllegalPly),
+        Col::ResultConsistent => (Boolean, false),
+    };
+    Field::new(name, t, nullable)
+}
+
+/// The Arrow schema of `read_pgn(path)`, one row per game, in this order:
+///
+/// | column | type | |
+/// |---|---|---|
+/// | `file` | Utf8 | the file as found (the path given, or below the directory / glob) |
+/// | `game_index` | UInt64 | 0-based index of the game in its file |
+/// | `event`, `site`, `date`, `round`, `white`, `black`, `result` | Utf8, nullable | the seven-tag roster (NULL when the tag is absent) |
+/// | `white_elo`, `black_elo` | Int32, nullable | `WhiteElo` / `BlackElo` (NULL when absent or not an integer) |
+/// | `time_control`, `termination`, `eco`, `opening`, `utc_date`, `utc_time` | Utf8, nullable | tags `TimeControl`, `Termination`, `ECO`, `Opening`, `UTCDate`, `UTCTime` |
+/// | `start_fen` | Utf8, nullable | the `FEN` tag (set-up position) |
+/// | `tags` | Map<Utf8, Utf8> | every tag pair in file order (`tags['WhiteElo']`) |
+/// | `moves` | List<Utf8> | the main line's move tokens as written (SAN, check marks kept, glyphs removed) |
+/// | `plies` | UInt32 | legal main-line plies applied (rules) |
+/// | `first_illegal_ply` | UInt32, nullable | 1-based ply of the first illegal or unreadable move; 0 = the game could not be set up (rules) |
+/// | `error_kind` | Utf8, nullable | see [`crate::validate::kind`] (rules) |
+/// | `error_message` | Utf8, nullable | what is wrong, naming the game, ply and token (rules) |
+/// | `final_fen` | Utf8, nullable | FEN of the last position reached (rules) |
+/// | `final_status` | Utf8, nullable | `checkmate`, `stalemate`, `insufficient_material`, `seventyfive_moves`, `fivefold_repetition`, `fifty_moves`, `threefold_repetition`, `ongoing` (rules) |
+/// | `result_consistent` | Boolean | false when the Result tag contradicts a checkmate or stalemate on the board (rules) |
+///
+/// The rules columns hold the values of `sqlchess validate`'s report
+/// ([`crate::validate::GameReport`]); they are computed only when projected.
+#[must_use]
+pub fn read_pgn_schema() -> SchemaRef {
+    Arc::new(Schema::new(
+        COLUMNS
+            .iter()
+            .map(|(n, c)| field(n, *c))
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// Whether any of these columns of [`read_pgn_schema`] (indices) needs the rules.
+pub(crate) fn needs_rules(projection: &[usize]) -> bool {
+    projection
+        .iter()
+        .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_rules()))
+}
+
+/// One record batch of the columns `projection` of [`read_pgn_schema`] (`schema`: the
+/// projected schema) for a chunk of games, each with its file; `reports`, the games'
+/// validation, is needed when a rules column is projected.
+///
+/// Errors: [`DataFusionError::Internal`] for a rules column without reports; Arrow errors.
+pub(crate) fn games_batch(
+    projection: &[usize],
+    schema: &SchemaRef,
+    games: &[(&str, RawGame)],
+    reports: Option<&[GameReport]>,
+) -> datafusion::common::Result<RecordBatch> {
+    let columns = projection
+        .iter()
+        .filter_map(|&i| COLUMNS.get(i).map(|c| c.1))
+        .map(|c| column(c, games, reports))
+        .collect::<datafusion::common::Result<Vec<_>>>()?;
+    Ok(RecordBatch::try_new_with_options(
+        schema.clone(),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(games.len())),
+    )?)
+}
+
+fn column(
+    col: Col,
+    games: &[(&str, RawGame)],
+    reports: Option<&[GameReport]>,
+) -> datafusion::common::Result<ArrayRef> {
+    if col.needs_rules() {
+        let Some(r) = reports else {
+            return Err(DataFusionError::Internal(format!(
+                "read_pgn: rules column {col:?} without validation"
+            )));
+        };
+        return Ok(report_column(col, r));
+    }
+    Ok(match col {
+        Col::File => Arc::new(StringArray::from_iter_values(games.iter().map(|(f, _)| *f))),
+        Col::GameIndex => Arc::new(UInt64Array::from_iter_values(
+            games.iter().map(|(_, g)| g.index as u64),
+        )),
+        Col::Elo(name) => Arc::new(
+            games
+                .iter()
+                .map(|(_, g)| g.tag(name).and_then(|v| v.trim().parse::<i32>().ok()))
+                .collect::<Int32Array>(),
+        ),
+        Col::Tags => {
+            let mut b = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());
+            for (_, g) in games {
+                for (k, v) in &g.tags {
+                    b.keys().append_value(k);
+                    b.values().append_value(v);
+                }
+                b.append(true)?;
+            }
+            Arc::new(b.finish())
+        }
+        Col::Moves => {
+            let mut b = ListBuilder::new(StringBuilder::new());
+            for (_, g) in games {
+                for m in &g.moves {
+                    b.values().append_value(m);
+                }
+                b.append(true);
+            }
+            Arc::new(b.finish())
+        }
+        // tags; the rules columns returned above
+        _ => {
+            let name = match col {
+                Col::Tag(name) => name,
+                _ => "",
+            };
+            Arc::new(
+                games
+                    .iter()
+                    .map(|(_, g)| g.tag(name))
+                    .collect::<StringArray>(),
+            )
+        }
+    })
+}
+
+/// A rules column from the validation reports of a chunk.
+fn report_column(col: Col, reports: &[GameReport]) -> ArrayRef {
+    let text = |f: fn(&GameReport) -> Option<&str>| {
+        Arc::new(reports.iter().map(f).collect::<StringArray>()) as ArrayRef
+    };
+    match col {
+        Col::Plies => Arc::new(UInt32Array::from_iter_values(
+            reports.iter().map(|r| r.plies),
+        )),
+        Col::FirstIllegalPly => Arc::new(
+            reports
+                .iter()
+                .map(|r| r.first_illegal_ply)
+                .collect::<UInt32Array>(),
+        ),
+        Col::ErrorKind => text(|r| r.error_kind.map(ErrorKind::as_str)),
+        Col::ErrorMessage => text(|r| r.error_message.as_deref()),
+        Col::FinalFen => text(|r| r.final_fen.as_deref()),
+        Col::FinalStatus => text(|r| r.final_status.map(FinalStatus::as_str)),
+        _ => Arc::new(
+            reports
+                .iter()
+                .map(|r| Some(r.result_consistent))
+                .collect::<BooleanArray>(),
+        ),
+    }
+}

@@ -1,0 +1,388 @@
+//! The columns of `read_plies`, one row per legal main-line ply of every game: its schema
+//! ([`read_plies_schema`]) and the record batches of a chunk of games, from the plies of
+//! [`crate::validate::validate_games_with`] (`ValidateOptions { plies: true }`, the path
+//! `sqlchess validate --plies` takes). This module adds the columns the validation's
+//! [`PlyRow`] does not carry: the FEN after the move, the piece, squares and
+//! captured piece (read from the positions around the move and its UCI), mate, the comment
+//! commands (`[%clk]`, `[%eval]`, [`crate::pgn::commands`]), NAGs, the material after the
+//! move and its Polyglot key.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    ArrayRef, BooleanArray, Float64Array, Int32Array, ListBuilder, RecordBatch, RecordBatchOptions,
+    StringArray, UInt8Array, UInt8Builder, UInt32Array, UInt64Array,
+};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+
+use super::functions::{MATERIAL_ROLES, material_counts};
+use crate::chess::fen::{Role, Setup, parse_square};
+use crate::chess::polyglot::polyglot_key;
+use crate::pgn::RawGame;
+use crate::pgn::commands::{Eval, clock_seconds, eval};
+use crate::validate::{PlyRow, Validation};
+
+/// The Arrow schema of `read_plies(path)`, one row per legal main-line ply, in game order:
+///
+/// | column | type | |
+/// |---|---|---|
+/// | `file` | Utf8 | as `read_pgn` |
+/// | `game_index` | UInt64 | as `read_pgn` (0-based in the file) |
+/// | `ply` | UInt32 | 1-based |
+/// | `color` | Utf8 | the mover: `white` or `black` (from the position, so right for games from a `FEN` tag with Black to move) |
+/// | `move_number` | UInt32 | the fullmove number of the ply, as a PGN writes it (`12.` White's, `12...` Black's move 12) |
+/// | `fen_before`, `fen_after` | Utf8 | the FEN before and after the move, python-chess style (en passant square only when an en passant capture is legal) |
+/// | `uci`, `san` | Utf8 | as `validate --plies` writes them (`e7e8q`, castling `e1g1`; SAN with `+`/`#`; a null move `0000`, `--`) |
+/// | `piece` | Utf8, nullable | the moving piece (NULL for a null move) |
+/// | `from_square`, `to_square` | Utf8, nullable | `e2`, `e4` (the king's squares for castling) |
+/// | `captured` | Utf8, nullable | the captured piece (`P` for en passant), NULL when none |
+/// | `promotion` | Utf8, nullable | the piece promoted to |
+/// | `is_capture`, `is_check`, `is_checkmate`, `is_castling`, `is_en_passant` | Boolean | |
+/// | `clock_s` | Float64, nullable | seconds on the mover's clock from `[%clk h:mm:ss(.f)]` in the comment after the move |
+/// | `eval_cp`, `eval_mate` | Int32, nullable | `[%eval 0.17]` as centipawns, `[%eval #-3]` as moves to mate, White's point of view |
+/// | `comment` | Utf8, nullable | the comments after the move, commands included, as python-chess 1.11 `node.comment` joins them (each without the one space after `{` and before `}`, the non-empty ones joined by a space) |
+/// | `nags` | List<UInt8> | NAGs after the move (`$n`) and its suffix glyphs as NAGs (`!` 1, `?` 2, `!!` 3, `??` 4, `!?` 5, `?!` 6) |
+/// | `white_pawns`, `white_knights`, `white_bishops`, `white_rooks`, `white_queens`, `black_pawns` … `black_queens` | UInt8 | material after the move |
+/// | `position_key` | UInt64 | Polyglot Zobrist key of the position after the move ([`polyglot_key`]) |
+///
+/// Letter case: `piece`, `captured` and `promotion` are the upper-case letters SAN writes
+/// (`K`, `Q`, `R`, `B`, `N`, `P`) whatever the piece's colour; the colour is the mover's
+/// (`color`) for `piece` and `promotion`, the other side's for `captured`. `legal_moves`
+/// and `validate --plies` follow the same rule.
+///
+/// Games that cannot be set up have no rows; a game with an illegal move has the rows of
+/// its plies before it (its error is in `read_pgn`'s `error_kind`).
+#[must_use]
+pub fn read_plies_schema() -> SchemaRef {
+    use DataType::*;
+    let f = |n: &str, t: DataType, null: bool| Field::new(n, t, null);
+    let mut fields = vec![
+        f("file", Utf8, false),
+        f("game_index", UInt64, false),
+        f("ply", UInt32, false),
+        f("color", Utf8, false),
+        f("move_number", UInt32, false),
+        f("fen_before", Utf8, false),
+        f("fen_after", Utf8, true),
+        f("uci", Utf8, false),
+        f("san", Utf8, false),
+        f("piece", Utf8, true),
+        f("from_square", Utf8, true),
+        f("to_square", Utf8, true),
+        f("captured", Utf8, true),
+        f("promotion", Utf8, true),
+        f("is_capture", Boolean, false),
+        f("is_check", Boolean, false),
+        f("is_checkmate", Boolean, false),
+        f("is_castling", Boolean, false),
+        f("is_en_passant", Boolean, false),
+        f("clock_s", Float64, true),
+        f("eval_cp", Int32, true),
+        f("eval_mate", Int32, true),
+        f("comment", Utf8, true),
+        f(
+            "nags",
+            List(Arc::new(Field::new("item", UInt8, true))),
+            false,
+        ),
+    ];
+    for (name, _, _) in material_columns() {
+        fields.push(f(&name, UInt8, false));
+    }
+    fields.push(f("position_key", UInt64, false));
+    Arc::new(Schema::new(fields))
+}
+
+/// The material columns of [`read_plies_schema`], `white_pawns` … `black_queens`: (name,
+/// color: 0 white 1 black, index in [`MATERIAL_ROLES`]), in schema order.
+fn material_columns() -> impl Iterator<Item = (String, usize, usize)> {
+    ["white", "black"]
+        .into_iter()
+        .enumerate()
+        .flat_map(|(color, color_name)| {
+            MATERIAL_ROLES
+                .iter()
+                .enumerate()
+                .filter(|(_, (role, _))| *role != Role::King)
+                .map(move |(r, (_, name))| (format!("{color_name}_{name}"), color, r))
+        })
+}
+
+/// What one ply row adds to its [`PlyRow`].
+struct Derived<'a> {
+    piece: Option<char>,
+    from: Option<&'a str>,
+    to: Option<&'a str>,
+    captured: Option<char>,
+    material: [[u8; 6]; 2],
+    key: u64,
+}
+
+/// The rows of [`read_plies_schema`], its columns `projection` (indices; `schema` is the
+/// projected schema), for the plies of a chunk of games (each with its file), validated
+/// with plies, as batches of at most `rows` rows, each handed to `emit` as soon as it is
+/// built (so a chunk's batches are not all held at once); stops when `emit` returns `false`
+/// and returns `false` then. The plies come game by game, as many per game as its report's
+/// `plies`. Only the projected columns are built (`count(*)` reads no position).
+///
+/// Errors: [`DataFusionError::Internal`](datafusion::common::DataFusionError) when the
+/// plies do not match the reports; those of `emit`.
+pub(crate) fn plies_batches(
+    games: &[(&str, RawGame)],
+    validation: &Validation,
+    (projection, schema): (&[usize], &SchemaRef),
+    rows: usize,
+    mut emit: impl FnMut(RecordBatch) -> datafusion::common::Result<bool>,
+) -> datafusion::common::Result<bool> {
+    // the game (index into `games`) of each ply row
+    let owner: Vec<usize> = validation
+        .reports
+        .iter()
+        .enumerate()
+        .flat_map(|(g, r)| std::iter::repeat_n(g, r.plies as usize))
+        .collect();
+    let n = validation.plies.len();
+    if owner.len() != n || validation.reports.len() != games.len() {
+        return Err(datafusion::common::DataFusionError::Internal(format!(
+            "read_plies: {n} ply rows for {} plies reported",
+            owner.len()
+        )));
+    }
+    let all = read_plies_schema();
+    let names: Vec<&str> = projection
+        .iter()
+        .map(|&i| all.fields().get(i).map_or("", |f| f.name().as_str()))
+        .collect();
+    for at in (0..n).step_by(rows.max(1)) {
+        let range = at..(at + rows).min(n);
+        let columns = plies_columns(games, validation, &owner, range.clone(), &names)?;
+        let batch = RecordBatch::try_new_with_options(
+            schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(range.len())),
+        )?;
+        if !emit(batch)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The columns `names` of [`read_plies_schema`] for the plies `range` of a validated chunk
+/// of games, `owner` the game of each ply (index into `games`).
+///
+/// Errors: [`DataFusionError::Internal`](datafusion::common::DataFusionError) for a name
+/// that is not a column.
+fn plies_columns(
+    games: &[(&str, RawGame)],
+    validation: &Validation,
+    owner: &[usize],
+    range: std::ops::Range<usize>,
+    names: &[&str],
+) -> datafusion::common::Result<Vec<ArrayRef>> {
+    let wants = |cols: &[&str]| names.iter().any(|n| cols.contains(n));
+    let material_names: Vec<(String, usize, usize)> = material_columns().collect();
+    let wants_material = names
+        .iter()
+        .any(|n| material_names.iter().any(|(m, _, _)| m == n));
+    let all = &validation.plies;
+    let plies = &all[range.clone()];
+    // the position after a ply is the one before the next ply of its game, else the
+    // game's final position
+    let next = |i: usize| (owner.get(i + 1) == Some(&owner[i])).then(|| &all[i + 1]);
+    let final_fen = |i: usize| validation.reports[owner[i]].final_fen.as_deref();
+    // the positions after the plies are read only for the columns made from them
+    let positions = wants_material || wants(&["position_key"]);
+    // the piece, squares and captured piece too: none when no column reads them
+    let derives = positions || wants(&["piece", "from_square", "to_square", "captured"]);
+    let derived: Vec<Derived> = if derives {
+        range
+            .clone()
+            .map(|i| {
+                let after = if !positions {
+                    None
+                } else if let Some(n) = next(i) {
+                    Some(n.position_before)
+                } else {
+                    final_fen(i).and_then(|f| Setup::parse_unchecked(f).ok())
+                };
+                derive(&all[i], after)
+            })
+            .collect()
+    } else {
+        vec![]
+    };
+    // each FEN written once: the FEN after a ply is the FEN before the next one
+    let fens: Vec<String> = if wants(&["fen_before", "fen_after"]) {
+        all[range.start..(range.end + 1).min(all.len())]
+            .iter()
+            .map(PlyRow::fen_before)
+            .collect()
+    } else {
+        vec![]
+    };
+    let fen_after = |k: usize| match next(range.start + k) {
+        Some(_) => fens.get(k + 1).map(String::as_str),
+        None => final_fen(range.start + k),
+    };
+    let owner = &owner[range.clone()];
+    let notes = |i: usize, p: &PlyRow| {
+        games
+            .get(owner[i])
+            .and_then(|(_, g)| g.notes.get(p.ply as usize - 1))
+    };
+    let comments: Vec<Option<&str>> = if wants(&["clock_s", "eval_cp", "eval_mate", "comment"]) {
+        plies
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                notes(i, p)
+                    .and_then(|n| n.comment.as_deref())
+                    .filter(|c| !c.is_empty())
+            })
+            .collect()
+    } else {
+        vec![]
+    };
+    let evals: Vec<Option<Eval>> = if wants(&["eval_cp", "eval_mate"]) {
+        comments.iter().map(|c| c.and_then(eval)).collect()
+    } else {
+        vec![]
+    };
+    let eval_column = |value: fn(&Eval) -> Option<i32>| {
+        Arc::new(
+            evals
+                .iter()
+                .map(|e| e.as_ref().and_then(value))
+                .collect::<Int32Array>(),
+        ) as ArrayRef
+    };
+    let text = |v: Vec<Option<String>>| Arc::new(StringArray::from(v)) as ArrayRef;
+    let letter = |c: Option<char>| c.map(String::from);
+    let flag = |g: &dyn Fn(&PlyRow) -> bool| {
+        Arc::new(plies.iter().map(|p| Some(g(p))).collect::<BooleanArray>()) as ArrayRef
+    };
+    let column = |name: &str| -> datafusion::common::Result<ArrayRef> {
+        Ok(match name {
+            "file" => Arc::new(StringArray::from_iter_values(
+                owner.iter().map(|&g| games[g].0),
+            )),
+            "game_index" => Arc::new(UInt64Array::from_iter_values(
+                plies.iter().map(|p| p.game_id),
+            )),
+            "ply" => Arc::new(UInt32Array::from_iter_values(plies.iter().map(|p| p.ply))),
+            "color" => Arc::new(StringArray::from_iter_values(
+                plies.iter().map(|p| p.color().name()),
+            )),
+            "move_number" => Arc::new(UInt32Array::from_iter_values(
+                plies.iter().map(PlyRow::move_number),
+            )),
+            "fen_before" => Arc::new(StringArray::from_iter_values(fens[..plies.len()].iter())),
+            "fen_after" => Arc::new((0..plies.len()).map(fen_after).collect::<StringArray>()),
+            "uci" => Arc::new(StringArray::from_iter_values(
+                plies.iter().map(|p| p.uci.as_str()),
+            )),
+            "san" => Arc::new(StringArray::from_iter_values(
+                plies.iter().map(|p| p.san.as_str()),
+            )),
+            "piece" => text(derived.iter().map(|d| letter(d.piece)).collect()),
+            "from_square" => Arc::new(derived.iter().map(|d| d.from).collect::<StringArray>()),
+            "to_square" => Arc::new(derived.iter().map(|d| d.to).collect::<StringArray>()),
+            "captured" => text(derived.iter().map(|d| letter(d.captured)).collect()),
+            "promotion" => Arc::new(
+                plies
+                    .iter()
+                    .map(|p| p.promotion.as_deref())
+                    .collect::<StringArray>(),
+            ),
+            "is_capture" => flag(&|p| p.is_capture),
+            "is_check" => flag(&|p| p.is_check),
+            "is_checkmate" => flag(&|p| p.san.ends_with('#')),
+            "is_castling" => flag(&|p| p.is_castling),
+            "is_en_passant" => flag(&|p| p.is_en_passant),
+            "clock_s" => Arc::new(
+                comments
+                    .iter()
+                    .map(|c| c.and_then(clock_seconds))
+                    .collect::<Float64Array>(),
+            ),
+            "eval_cp" => eval_column(|e| match e {
+                Eval::Centipawns(cp) => Some(*cp),
+                Eval::Mate(_) => None,
+            }),
+            "eval_mate" => eval_column(|e| match e {
+                Eval::Mate(m) => Some(*m),
+                Eval::Centipawns(_) => None,
+            }),
+            "comment" => Arc::new(comments.iter().copied().collect::<StringArray>()),
+            "nags" => {
+                let mut nags = ListBuilder::new(UInt8Builder::new());
+                for (i, p) in plies.iter().enumerate() {
+                    if let Some(n) = notes(i, p) {
+                        nags.values().append_slice(&n.nags);
+                    }
+                    nags.append(true);
+                }
+                Arc::new(nags.finish())
+            }
+            "position_key" => {
+                Arc::new(UInt64Array::from_iter_values(derived.iter().map(|d| d.key)))
+            }
+            other => {
+                let &(_, color, role) = material_names
+                    .iter()
+                    .find(|(m, _, _)| m == other)
+                    .ok_or_else(|| {
+                        datafusion::common::DataFusionError::Internal(format!(
+                            "read_plies: no column {other}"
+                        ))
+                    })?;
+                Arc::new(UInt8Array::from_iter_values(
+                    derived.iter().map(|d| d.material[color][role]),
+                ))
+            }
+        })
+    };
+    names.iter().map(|n| column(n)).collect()
+}
+
+/// The piece, squares, captured piece, material and key of a ply, read from the positions
+/// before it (`p.position_before`) and after it (`after`, when asked for) and its UCI (no
+/// move is generated or applied here: the pipeline did that).
+fn derive(p: &PlyRow, mut after: Option<Setup>) -> Derived<'_> {
+    let before = &p.position_before;
+    let squares = (p.uci.len() >= 4 && p.uci != crate::validate::NULL_UCI)
+        .then(|| (&p.uci[0..2], &p.uci[2..4]));
+    let (from, to) = match squares {
+        Some((f, t)) => (Some(f), Some(t)),
+        None => (None, None),
+    };
+    let at = |sq: Option<&str>| sq.and_then(parse_square).and_then(|q| before.piece_at(q));
+    let piece = at(from).map(|p| p.role.char().to_ascii_uppercase());
+    let captured = if p.is_en_passant {
+        Some('P')
+    } else if p.is_capture {
+        at(to).map(|p| p.role.char().to_ascii_uppercase())
+    } else {
+        None
+    };
+    // the Polyglot key counts the en passant file after every double step (its own
+    // pseudo-legal rule), while the FEN names the square only for a legal capture
+    if let (Some(a), Some('P'), Some(f), Some(t)) = (
+        after.as_mut(),
+        piece,
+        from.and_then(parse_square),
+        to.and_then(parse_square),
+    ) && f.abs_diff(t) == 16
+    {
+        a.ep_square = Some((f + t) / 2);
+    }
+    Derived {
+        piece,
+        from,
+        to,
+        captured,
+        material: after.as_ref().map(material_counts).unwrap_or_default(),
+        key: after.as_ref().map(polyglot_key).unwrap_or(0),
+    }
+}

@@ -1,7 +1,7 @@
 //! Game outcome: the status a game ends in ([`FinalStatus`], FIDE Laws art. 5 and 9) and the
 //! repetition history it needs (FIDE Laws art. 9.2 and 9.6).
 
-use crate::chess::fen::Color;
+use crate::chess::color::Color;
 use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 /// Status of the last position of a game (the `final_status` column of a validation

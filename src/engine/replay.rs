@@ -22,9 +22,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use datafusion::arrow::array::{Array, RecordBatch};
 use datafusion::arrow::datatypes::{Int32Type, UInt64Type};
 
-use crate::chess::fen::Setup;
 use crate::chess::outcome::{History, Key};
 use crate::chess::san::{SanToken, parse_san};
+use crate::chess::setup::Setup;
 use crate::error::{Error, Result};
 use crate::session::read::{self, Row};
 use crate::stages::{InputTable, Pipeline, Stage, tables};

@@ -15,8 +15,9 @@ use datafusion::arrow::array::{
     Array, BooleanArray, Int32Array, RecordBatch, StringArray, UInt64Array,
 };
 
-use crate::chess::fen::{Color, Setup};
+use crate::chess::color::Color;
 use crate::chess::san::{SanToken, parse_san};
+use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::session::read;

@@ -38,7 +38,7 @@ pub mod validate;
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
-pub use chess::fen::Setup;
+pub use chess::setup::Setup;
 pub use engine::Engine;
 pub use error::{Error, Result};
 pub use session::PipelineConfig;

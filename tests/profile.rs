@@ -309,3 +309,144 @@ fn default_workload_is_the_oracle_positions_cycled() {
         "300 positions: data/positions.fen (288 real-game positions, cycled)"
     );
 }
+
+/// (stage, runs, rows) of a profile: the figures that do not depend on timing.
+fn figures(report: &ProfileReport) -> Vec<(String, u64, u64)> {
+    report
+        .rows
+        .iter()
+        .map(|r| (r.stage.clone(), r.runs, r.rows))
+        .collect()
+}
+
+/// PGN files are read through the input layer: a zstd (or gzip) copy of a PGN file is
+/// decompressed, recognised by its first bytes, and profiles as the plain file does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn profile_reads_compressed_pgn_as_the_plain_file() {
+    use std::io::Write as _;
+
+    let engine = engine().await;
+    let plain = std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/pgn/sample.pgn"
+    ));
+    let text = std::fs::read(&plain).expect("sample.pgn");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let zst = dir.path().join("sample.pgn.zst");
+    std::fs::write(&zst, zstd::encode_all(&text[..], 3).expect("zstd")).expect("write zst");
+    let gz = dir.path().join("sample.pgn.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(&text).expect("gzip");
+    std::fs::write(&gz, enc.finish().expect("gzip")).expect("write gz");
+
+    let starts = profile::start_positions(std::slice::from_ref(&plain)).expect("starts");
+    assert_eq!(starts.len(), 20, "the games of sample.pgn");
+    for pipeline in [PipelineKind::Fide, PipelineKind::Seed] {
+        let want = profile::run_profile(&engine, pipeline, &Workload::Games(vec![plain.clone()]))
+            .await
+            .expect("profile of the plain file");
+        assert!(want.rows.iter().any(|r| r.rows > 0), "{pipeline}: {want:?}");
+        for path in [&zst, &gz] {
+            let got = profile::run_profile(&engine, pipeline, &Workload::Games(vec![path.clone()]))
+                .await
+                .unwrap_or_else(|e| panic!("{pipeline}: {}: {e}", path.display()));
+            assert_eq!(
+                figures(&got),
+                figures(&want),
+                "{pipeline}: {}",
+                path.display()
+            );
+            assert_eq!(
+                got.input,
+                want.input
+                    .replace(&plain.display().to_string(), &path.display().to_string()),
+                "{pipeline}"
+            );
+        }
+    }
+    assert_eq!(
+        profile::start_positions(&[zst]).expect("zst starts"),
+        starts
+    );
+}
+
+/// The games' start positions follow validation's rule (`validate::start_position`): a
+/// Chess960 game (`Variant` and `FEN` tags) starts from its own set-up in Chess960 mode, a
+/// game of another variant is left out. The FEN is one standard chess rejects (king on b1
+/// with a castling right), so the game was dropped before; validation plays it to its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn profile_starts_chess960_games_from_their_own_position() {
+    use sqlchess::Setup;
+    use sqlchess::pgn::PgnReader;
+    use sqlchess::validate::validate_games;
+
+    const FEN: &str = "4k3/8/8/8/8/8/8/RK6 w Q - 0 1";
+    let pgn = format!(
+        "[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{FEN}\"]\n\n1. O-O-O Ke7 2. Rd2 Ke6 *\n\n\
+         [Variant \"Crazyhouse\"]\n\n1. e4 e5 *\n\n\
+         [Event \"standard\"]\n\n1. e4 e5 2. Nf3 *\n\n"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("chess960.pgn");
+    std::fs::write(&path, &pgn).expect("write pgn");
+    let c960 = Setup::from_fen_chess960(FEN).expect("Chess960 FEN");
+    assert!(c960.chess960);
+    assert!(Setup::from_fen(FEN).is_err(), "standard chess rejects it");
+
+    // the seed pipeline runs the start positions: the Chess960 set-up and the standard one
+    let starts = profile::start_positions(std::slice::from_ref(&path)).expect("starts");
+    assert_eq!(starts, vec![c960, Setup::standard()]);
+    let engine = engine().await;
+    let seed = profile::run_profile(
+        &engine,
+        PipelineKind::Seed,
+        &Workload::Games(vec![path.clone()]),
+    )
+    .await
+    .expect("seed profile");
+    assert!(
+        seed.input.starts_with("2 start positions of the games of "),
+        "{}",
+        seed.input
+    );
+    let own = profile::run_profile(
+        &engine,
+        PipelineKind::Seed,
+        &Workload::Positions {
+            setups: vec![c960, Setup::standard()],
+            source: "the two start positions".into(),
+        },
+    )
+    .await
+    .expect("seed profile of the positions");
+    assert_eq!(figures(&seed), figures(&own));
+
+    // our pipeline validates the games as `validate` does: the same stage figures, and the
+    // Chess960 game played from its set-up to its end with no illegal move
+    let fide = profile::run_profile(
+        &engine,
+        PipelineKind::Fide,
+        &Workload::Games(vec![path.clone()]),
+    )
+    .await
+    .expect("fide profile");
+    let games: Vec<(&str, _)> = PgnReader::new(pgn.as_bytes())
+        .map(|g| ("chess960.pgn", g.expect("game")))
+        .collect();
+    engine.pipeline().reset_profile();
+    let reports = validate_games(&engine, &games).await.expect("validate");
+    assert_eq!(
+        figures(&ProfileReport::of_engines(std::slice::from_ref(&engine))),
+        figures(&fide)
+    );
+    assert_eq!((reports[0].plies, reports[0].error_kind), (4, None));
+    assert_eq!(
+        reports[0].final_fen.as_deref(),
+        Some("8/8/4k3/8/8/8/3R4/2K5 w - - 4 3")
+    );
+    assert_eq!(
+        reports[1].error_kind.map(|k| k.as_str()),
+        Some("unsupported_variant")
+    );
+    assert_eq!((reports[2].plies, reports[2].error_kind), (3, None));
+}

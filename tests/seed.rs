@@ -4,7 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use sqlchess::chess::fen::{CastlingRights, Setup};
+use sqlchess::chess::castling::CastlingRights;
+use sqlchess::chess::setup::Setup;
 use sqlchess::seed::{self, SeedPipeline, SeedPosRow};
 
 fn setup(fen: &str) -> Setup {

@@ -41,8 +41,8 @@ use shakmaty::{
     Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role,
     Square, attacks,
 };
-use sqlchess::chess::fen::square_name;
 use sqlchess::chess::san::parse_san;
+use sqlchess::chess::square::square_name;
 use sqlchess::stages::tables;
 use sqlchess::{Engine, Setup};
 

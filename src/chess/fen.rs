@@ -1,5 +1,6 @@
-//! FEN (Forsyth–Edwards Notation) parsing and writing, plus the static validity checks
-//! that need no attack computation.
+//! FEN (Forsyth–Edwards Notation): reading a [`Setup`] from a FEN record and writing it back
+//! (castling as X-FEN or Shredder-FEN), and why a FEN is rejected ([`FenError`]). The static
+//! validity checks that reading runs are [`Setup::validate`] (in [`super::setup`]).
 //!
 //! Source: PGN standard (Steven J. Edwards, 1994), section 16.1 "FEN", and the FIDE Laws of
 //! Chess (Article 3: pieces and their moves, en passant 3.7.4, castling 3.8.2; Article 2: the
@@ -17,11 +18,6 @@
 //! 4. en passant target square, `-` or the square passed over by the last double pawn push;
 //! 5. halfmove clock (plies since the last capture or pawn move);
 //! 6. fullmove number (starts at 1, incremented after Black's move).
-//!
-//! # Squares
-//!
-//! Squares are numbered 0..=63 with a1 = 0, b1 = 1, …, h1 = 7, a2 = 8, …, h8 = 63
-//! (`square = rank * 8 + file`, both 0-based).
 //!
 //! # What [`Setup::from_fen`] checks
 //!
@@ -86,6 +82,12 @@
 use std::fmt;
 use std::str::FromStr;
 use strum::{Display, EnumString, IntoStaticStr, VariantArray};
+
+use crate::chess::castling::CastlingRights;
+use crate::chess::color::{Color, back_rank, cased};
+use crate::chess::role::{Piece, Role};
+use crate::chess::setup::Setup;
+use crate::chess::square::{parse_square, square_name};
 
 /// The standard starting position (FIDE Laws, Article 2) in FEN (PGN standard §16.1.2).
 pub const STARTING_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -257,205 +259,6 @@ impl FenErrorKind {
     }
 }
 
-/// A side (colour) in chess (FIDE Laws, Article 2.1: White and Black).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Color {
-    /// White, moves first.
-    White,
-    /// Black.
-    Black,
-}
-
-impl Color {
-    /// The FEN side-to-move letter: `'w'` or `'b'` (PGN standard §16.1.3.2).
-    pub const fn char(self) -> char {
-        match self {
-            Color::White => 'w',
-            Color::Black => 'b',
-        }
-    }
-
-    /// Parses a FEN side-to-move letter (`'w'` or `'b'`, lower case only); `None` otherwise.
-    pub const fn from_char(c: char) -> Option<Color> {
-        match c {
-            'w' => Some(Color::White),
-            'b' => Some(Color::Black),
-            _ => None,
-        }
-    }
-
-    /// The colour's name in the columns of plies (`color`): `"white"` or `"black"`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Color::White => "white",
-            Color::Black => "black",
-        }
-    }
-
-    /// The opponent.
-    pub const fn other(self) -> Color {
-        match self {
-            Color::White => Color::Black,
-            Color::Black => Color::White,
-        }
-    }
-}
-
-/// A kind of chessman (FIDE Laws, Article 2.2), without colour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Role {
-    /// Pawn, `P`.
-    Pawn,
-    /// Knight, `N`.
-    Knight,
-    /// Bishop, `B`.
-    Bishop,
-    /// Rook, `R`.
-    Rook,
-    /// Queen, `Q`.
-    Queen,
-    /// King, `K`.
-    King,
-}
-
-impl Role {
-    /// All roles, pawn to king.
-    pub const ALL: [Role; 6] = [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-        Role::King,
-    ];
-
-    /// The upper-case English letter of the role: `'P'`, `'N'`, `'B'`, `'R'`, `'Q'`, `'K'`
-    /// (PGN standard §8.2.3 and §16.1.3.1).
-    pub const fn char(self) -> char {
-        match self {
-            Role::Pawn => 'P',
-            Role::Knight => 'N',
-            Role::Bishop => 'B',
-            Role::Rook => 'R',
-            Role::Queen => 'Q',
-            Role::King => 'K',
-        }
-    }
-
-    /// Parses an upper-case role letter (`P`, `N`, `B`, `R`, `Q`, `K`); `None` for anything
-    /// else, including lower case.
-    pub const fn from_char(c: char) -> Option<Role> {
-        match c {
-            'P' => Some(Role::Pawn),
-            'N' => Some(Role::Knight),
-            'B' => Some(Role::Bishop),
-            'R' => Some(Role::Rook),
-            'Q' => Some(Role::Queen),
-            'K' => Some(Role::King),
-            _ => None,
-        }
-    }
-}
-
-/// A chessman: a role and a colour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Piece {
-    /// Owner.
-    pub color: Color,
-    /// Kind of piece.
-    pub role: Role,
-}
-
-impl Piece {
-    /// The FEN letter: upper case for white, lower case for black (PGN standard §16.1.3.1).
-    pub const fn fen_char(self) -> char {
-        let c = self.role.char();
-        match self.color {
-            Color::White => c,
-            Color::Black => c.to_ascii_lowercase(),
-        }
-    }
-
-    /// Parses a FEN piece letter (`PNBRQK` white, `pnbrqk` black); `None` otherwise.
-    pub const fn from_fen_char(c: char) -> Option<Piece> {
-        match Role::from_char(c.to_ascii_uppercase()) {
-            Some(role) => Some(Piece {
-                color: if c.is_ascii_uppercase() {
-                    Color::White
-                } else {
-                    Color::Black
-                },
-                role,
-            }),
-            None => None,
-        }
-    }
-}
-
-/// Castling availability (PGN standard §16.1.3.3; FIDE Laws 3.8.2; Chess960: the Laws'
-/// Guidelines II) as the set of rook squares that hold a right (bit n = square n, a1 = 0), as
-/// python-chess and shakmaty keep it: in standard chess a subset of a1, h1, a8, h8; in
-/// Chess960 any rook of the back rank. A right only says that neither the king nor that rook
-/// has moved; whether castling is possible now is a question for move generation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct CastlingRights(u64);
-
-impl CastlingRights {
-    /// No castling rights (`-`).
-    pub const NONE: CastlingRights = CastlingRights(0);
-
-    /// The four rights of the standard initial position (`KQkq`): rooks on a1, h1, a8, h8.
-    pub const ALL: CastlingRights = CastlingRights(1 | 1 << 7 | 1 << 56 | 1 << 63);
-
-    /// The rights of the rooks on the squares set in `rooks` (bit n = square n). Squares off
-    /// the back ranks hold no right: their bits are dropped.
-    pub const fn from_rooks(rooks: u64) -> CastlingRights {
-        CastlingRights(rooks & (0xff | 0xff << 56))
-    }
-
-    /// The rook squares holding a right, as a square set (bit n = square n).
-    pub const fn rooks(self) -> u64 {
-        self.0
-    }
-
-    /// Whether the rook on `sq` holds a right.
-    pub const fn has(self, sq: u8) -> bool {
-        sq < 64 && self.0 >> sq & 1 == 1
-    }
-
-    /// True when no right is set.
-    pub const fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The squares holding a right, highest first (h-side before a-side, python-chess's
-    /// order of castling letters).
-    fn squares_desc(self) -> impl Iterator<Item = u8> {
-        (0..64u8).rev().filter(move |sq| self.has(*sq))
-    }
-}
-
-/// The algebraic name of a square (`0` → `"a1"`, `28` → `"e4"`, `63` → `"h8"`;
-/// PGN standard §8.2.1). Out-of-range numbers (64 and above) give `"??"`.
-pub fn square_name(sq: u8) -> String {
-    if sq >= 64 {
-        return String::from("??");
-    }
-    let mut s = String::with_capacity(2);
-    s.push(char::from(b'a' + sq % 8));
-    s.push(char::from(b'1' + sq / 8));
-    s
-}
-
-/// Parses a lower-case algebraic square name (`"e4"` → `Some(28)`); `None` for anything else
-/// (upper-case files, `"-"`, extra characters, out-of-board names).
-pub fn parse_square(s: &str) -> Option<u8> {
-    match s.as_bytes() {
-        &[f @ b'a'..=b'h', r @ b'1'..=b'8'] => Some((r - b'1') * 8 + (f - b'a')),
-        _ => None,
-    }
-}
-
 /// The FEN field an error is about (PGN standard §16.1.3), or `Position` for rules about the
 /// position as a whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -512,7 +315,7 @@ pub struct FenError {
 }
 
 impl FenError {
-    fn new(field: FenField, kind: FenErrorKind, message: impl Into<String>) -> FenError {
+    pub(super) fn new(field: FenField, kind: FenErrorKind, message: impl Into<String>) -> FenError {
         FenError {
             field,
             kind,
@@ -521,98 +324,7 @@ impl FenError {
     }
 }
 
-/// A position as described by a FEN record: what the six fields say, nothing derived.
-///
-/// Built by [`Setup::from_fen`] (validated), [`Setup::parse_unchecked`] (syntax only),
-/// [`Setup::standard`], or directly; [`Setup::validate`] checks a hand-built one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Setup {
-    /// Board, indexed by square (a1 = 0, …, h8 = 63).
-    pub board: [Option<Piece>; 64],
-    /// Side to move.
-    pub side_to_move: Color,
-    /// Castling rights (rook squares).
-    pub castling: CastlingRights,
-    /// Chess960 (Fischer Random) castling rules: rights on any rook of the back rank with the
-    /// king between the castling rooks ([`Setup::validate`]), UCI castling written as the king
-    /// taking its own rook (`e1h1`; standard chess: `e1g1`). Set by
-    /// [`Setup::from_fen_chess960`] and [`Setup::from_fen_auto`]; the moves are the same
-    /// rules in both modes (standard castling is the Chess960 castling of the e-file king
-    /// with the corner rooks).
-    pub chess960: bool,
-    /// En passant target square, as written in the FEN (the square behind a pawn that has
-    /// just made a double step), even when no en passant capture is possible.
-    pub ep_square: Option<u8>,
-    /// Halfmove clock: plies since the last capture or pawn move (FIDE Laws 9.3, 9.6.2).
-    pub halfmove_clock: u32,
-    /// Fullmove number, starting at 1.
-    pub fullmove_number: u32,
-}
-
-impl Default for Setup {
-    /// The standard starting position.
-    fn default() -> Setup {
-        Setup::standard()
-    }
-}
-
 impl Setup {
-    /// The initial position (FIDE Laws, Article 2.3): `rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR
-    /// w KQkq - 0 1`.
-    pub fn standard() -> Setup {
-        const BACK: [Role; 8] = [
-            Role::Rook,
-            Role::Knight,
-            Role::Bishop,
-            Role::Queen,
-            Role::King,
-            Role::Bishop,
-            Role::Knight,
-            Role::Rook,
-        ];
-        let mut board = [None; 64];
-        for (file, role) in BACK.iter().enumerate() {
-            board[file] = Some(Piece {
-                color: Color::White,
-                role: *role,
-            });
-            board[8 + file] = Some(Piece {
-                color: Color::White,
-                role: Role::Pawn,
-            });
-            board[48 + file] = Some(Piece {
-                color: Color::Black,
-                role: Role::Pawn,
-            });
-            board[56 + file] = Some(Piece {
-                color: Color::Black,
-                role: *role,
-            });
-        }
-        Setup {
-            board,
-            side_to_move: Color::White,
-            castling: CastlingRights::ALL,
-            chess960: false,
-            ep_square: None,
-            halfmove_clock: 0,
-            fullmove_number: 1,
-        }
-    }
-
-    /// An empty board, white to move, no rights, clocks `0 1`. Not a valid position by itself.
-    pub fn empty() -> Setup {
-        Setup {
-            board: [None; 64],
-            side_to_move: Color::White,
-            castling: CastlingRights::NONE,
-            chess960: false,
-            ep_square: None,
-            halfmove_clock: 0,
-            fullmove_number: 1,
-        }
-    }
-
     /// Parses a FEN record (PGN standard §16.1) and runs every static check of
     /// [`Setup::validate`].
     ///
@@ -656,71 +368,6 @@ impl Setup {
         setup.chess960 = setup.has_chess960_castling_rights();
         setup.validate()?;
         Ok(setup)
-    }
-
-    /// Whether the castling rights that Chess960 accepts here are ones standard chess does
-    /// not have (python-chess `Board.has_chess960_castling_rights`): a right on a rook that is
-    /// not in a corner, or a king not on e1/e8 with rights of its colour. Rights that no
-    /// rook backs count for neither.
-    pub fn has_chess960_castling_rights(&self) -> bool {
-        let rights = self.chess960_rights();
-        let king_home = |color: Color, sq: u8, rank: u64| {
-            rights & rank != 0
-                && self.piece_at(sq)
-                    != Some(Piece {
-                        color,
-                        role: Role::King,
-                    })
-        };
-        rights & !CastlingRights::ALL.rooks() != 0
-            || king_home(Color::White, 4, 0xff)
-            || king_home(Color::Black, 60, 0xff << 56)
-    }
-
-    /// The rights that are valid in Chess960 (python-chess `clean_castling_rights` with
-    /// `chess960 = True`): per colour, a rook of that colour on the square, the king on the
-    /// back rank, the lowest right on its a-side and the highest on its h-side.
-    fn chess960_rights(&self) -> u64 {
-        let mut out = 0u64;
-        for color in [Color::White, Color::Black] {
-            let back = back_rank(color);
-            let rights: u64 = self
-                .castling
-                .squares_desc()
-                .filter(|sq| {
-                    sq / 8 == back
-                        && self.piece_at(*sq)
-                            == Some(Piece {
-                                color,
-                                role: Role::Rook,
-                            })
-                })
-                .fold(0, |m, sq| m | 1 << sq);
-            let Some(king) = self.king_on_rank(color, back) else {
-                continue;
-            };
-            if rights == 0 {
-                continue;
-            }
-            let a_side = rights.trailing_zeros() as u8;
-            let h_side = 63 - rights.leading_zeros() as u8;
-            if a_side < king {
-                out |= 1 << a_side;
-            }
-            if h_side > king {
-                out |= 1 << h_side;
-            }
-        }
-        out
-    }
-
-    /// The square of `color`'s king when it stands on `rank` (0-based).
-    fn king_on_rank(&self, color: Color, rank: u8) -> Option<u8> {
-        let king = Piece {
-            color,
-            role: Role::King,
-        };
-        (rank * 8..rank * 8 + 8).find(|sq| self.piece_at(*sq) == Some(king))
     }
 
     /// Parses a FEN record checking only its syntax, like python-chess `Board(fen)` (which
@@ -824,301 +471,6 @@ impl Setup {
         })
     }
 
-    /// Runs the static position checks (no attack detection), in this order: empty board,
-    /// king counts, pawns on rank 1/8, pawn counts, men counts, castling rights against the
-    /// board, en passant square against the board (FIDE Laws 3.7.4 and 3.8.2; python-chess
-    /// `Board.status()` minus the check-related flags).
-    ///
-    /// # Errors
-    ///
-    /// A [`FenError`] with a position `kind` (see [`FenErrorKind`]), or `ep_bad_square` when
-    /// a hand-built `ep_square` is 64 or more.
-    pub fn validate(&self) -> Result<(), FenError> {
-        use Color::{Black, White};
-
-        if self.board.iter().all(Option::is_none) {
-            return Err(FenError::new(
-                FenField::Position,
-                FenErrorKind::EmptyBoard,
-                "the board is empty (no kings)",
-            ));
-        }
-
-        let count = |pred: &dyn Fn(Piece) -> bool| {
-            self.board.iter().flatten().filter(|p| pred(**p)).count()
-        };
-
-        for (color, none_kind, many_kind, name) in [
-            (
-                White,
-                FenErrorKind::NoWhiteKing,
-                FenErrorKind::TwoWhiteKings,
-                "white",
-            ),
-            (
-                Black,
-                FenErrorKind::NoBlackKing,
-                FenErrorKind::TwoBlackKings,
-                "black",
-            ),
-        ] {
-            let kings = count(&|p| p.color == color && p.role == Role::King);
-            if kings == 0 {
-                return Err(FenError::new(
-                    FenField::Position,
-                    none_kind,
-                    format!("there is no {name} king"),
-                ));
-            }
-            if kings > 1 {
-                return Err(FenError::new(
-                    FenField::Position,
-                    many_kind,
-                    format!("there are {kings} {name} kings"),
-                ));
-            }
-        }
-
-        for (rank, rank_number) in [(0u8, 1), (7u8, 8)] {
-            for file in 0..8u8 {
-                let sq = rank * 8 + file;
-                if let Some(Piece {
-                    color,
-                    role: Role::Pawn,
-                }) = self.board[usize::from(sq)]
-                {
-                    let (kind, name) = match (color, rank_number) {
-                        (White, 1) => (FenErrorKind::WhitePawnRank1, "white"),
-                        (White, _) => (FenErrorKind::WhitePawnRank8, "white"),
-                        (Black, 1) => (FenErrorKind::BlackPawnRank1, "black"),
-                        (Black, _) => (FenErrorKind::BlackPawnRank8, "black"),
-                    };
-                    return Err(FenError::new(
-                        FenField::Position,
-                        kind,
-                        format!("{name} pawn on {} (rank {rank_number})", square_name(sq)),
-                    ));
-                }
-            }
-        }
-
-        for (color, kind, name) in [
-            (White, FenErrorKind::NineWhitePawns, "white"),
-            (Black, FenErrorKind::NineBlackPawns, "black"),
-        ] {
-            let pawns = count(&|p| p.color == color && p.role == Role::Pawn);
-            if pawns > 8 {
-                return Err(FenError::new(
-                    FenField::Position,
-                    kind,
-                    format!("{name} has {pawns} pawns, at most 8 are possible"),
-                ));
-            }
-        }
-
-        for (color, kind, name) in [
-            (White, FenErrorKind::SeventeenWhitePieces, "white"),
-            (Black, FenErrorKind::SeventeenBlackPieces, "black"),
-        ] {
-            let men = count(&|p| p.color == color);
-            if men > 16 {
-                return Err(FenError::new(
-                    FenField::Position,
-                    kind,
-                    format!("{name} has {men} men (pieces and pawns), at most 16 are possible"),
-                ));
-            }
-        }
-
-        self.validate_castling()?;
-        self.validate_ep()
-    }
-
-    /// Castling rights against the board: standard chess (king on e1/e8, corner rooks) or,
-    /// with [`Setup::chess960`], the Chess960 rules (python-chess `clean_castling_rights`).
-    fn validate_castling(&self) -> Result<(), FenError> {
-        let err = |kind: FenErrorKind, message: String| {
-            Err(FenError::new(FenField::Castling, kind, message))
-        };
-        // Standard chess names the corner rights in `KQkq` order first.
-        let mut order: Vec<u8> = [7u8, 0, 63, 56]
-            .into_iter()
-            .filter(|sq| self.castling.has(*sq))
-            .collect();
-        order.extend(
-            self.castling
-                .squares_desc()
-                .filter(|sq| !CastlingRights::ALL.has(*sq)),
-        );
-        for sq in order {
-            let color = if sq < 8 { Color::White } else { Color::Black };
-            let name = color_name(color);
-            let letter = self.castling_letter(sq);
-            let back = back_rank(color);
-            let king = Piece {
-                color,
-                role: Role::King,
-            };
-            let king_at = self
-                .board
-                .iter()
-                .position(|p| *p == Some(king))
-                .and_then(|i| u8::try_from(i).ok());
-            let king_text = king_at.map_or_else(
-                || String::from("missing"),
-                |k| format!("on {}", square_name(k)),
-            );
-            let has_rook = self.piece_at(sq)
-                == Some(Piece {
-                    color,
-                    role: Role::Rook,
-                });
-            let without_rook = || {
-                err(
-                    FenErrorKind::CastlingWithoutRook,
-                    format!(
-                        "castling right '{letter}' but no {name} rook on {}",
-                        square_name(sq)
-                    ),
-                )
-            };
-            if !self.chess960 {
-                if !CastlingRights::ALL.has(sq) {
-                    return err(
-                        FenErrorKind::CastlingWithoutRook,
-                        format!(
-                            "castling right '{letter}' names a rook on {}; in standard chess only \
-                             the rooks on the a- and h-file corners can castle (Chess960 rules \
-                             allow it)",
-                            square_name(sq)
-                        ),
-                    );
-                }
-                let king_home = back * 8 + 4;
-                if king_at != Some(king_home) {
-                    return err(
-                        FenErrorKind::CastlingKingMoved,
-                        format!(
-                            "castling right '{letter}' but the {name} king is {king_text}, not on {}",
-                            square_name(king_home)
-                        ),
-                    );
-                }
-                if !has_rook {
-                    return without_rook();
-                }
-                continue;
-            }
-            let Some(k) = king_at.filter(|k| k / 8 == back) else {
-                return err(
-                    FenErrorKind::CastlingKingMoved,
-                    format!(
-                        "castling right '{letter}' but the {name} king is {king_text}, not on rank {}",
-                        back + 1
-                    ),
-                );
-            };
-            if !has_rook {
-                return without_rook();
-            }
-            let same_side = self
-                .castling
-                .squares_desc()
-                .find(|o| *o != sq && o / 8 == back && (*o < k) == (sq < k));
-            if let Some(o) = same_side {
-                return err(
-                    FenErrorKind::CastlingDuplicate,
-                    format!(
-                        "castling rights on {} and {}: two rooks on the same side of the {name} king \
-                         on {} (one castling per side)",
-                        square_name(sq),
-                        square_name(o),
-                        square_name(k)
-                    ),
-                );
-            }
-        }
-        Ok(())
-    }
-
-    fn validate_ep(&self) -> Result<(), FenError> {
-        let Some(ep) = self.ep_square else {
-            return Ok(());
-        };
-        if ep >= 64 {
-            return Err(FenError::new(
-                FenField::EnPassant,
-                FenErrorKind::EpBadSquare,
-                format!("en passant square number {ep} is off the board"),
-            ));
-        }
-        let mover = self.side_to_move;
-        // Rank (0-based) of the ep square, the square of the pawn that double-stepped and
-        // the square it came from.
-        let (ep_rank, pawn_sq, origin_sq) = match mover {
-            Color::White => (5u8, ep.wrapping_sub(8), ep.wrapping_add(8)),
-            Color::Black => (2u8, ep.wrapping_add(8), ep.wrapping_sub(8)),
-        };
-        if ep / 8 != ep_rank {
-            return Err(FenError::new(
-                FenField::EnPassant,
-                FenErrorKind::EpWrongRank,
-                format!(
-                    "en passant square {} is not on rank {} ({} to move)",
-                    square_name(ep),
-                    ep_rank + 1,
-                    color_name(mover)
-                ),
-            ));
-        }
-        let at = |sq: u8| self.board.get(usize::from(sq)).copied().flatten();
-        if let Some(p) = at(ep) {
-            return Err(FenError::new(
-                FenField::EnPassant,
-                FenErrorKind::EpSquareOccupied,
-                format!(
-                    "en passant square {} is occupied by '{}'",
-                    square_name(ep),
-                    p.fen_char()
-                ),
-            ));
-        }
-        let pawn = Piece {
-            color: mover.other(),
-            role: Role::Pawn,
-        };
-        if at(pawn_sq) != Some(pawn) {
-            return Err(FenError::new(
-                FenField::EnPassant,
-                FenErrorKind::EpNoDoublePush,
-                format!(
-                    "en passant square {} but no {} pawn on {} (no double push)",
-                    square_name(ep),
-                    color_name(mover.other()),
-                    square_name(pawn_sq)
-                ),
-            ));
-        }
-        if let Some(p) = at(origin_sq) {
-            return Err(FenError::new(
-                FenField::EnPassant,
-                FenErrorKind::EpNoDoublePush,
-                format!(
-                    "en passant square {} but the double push origin {} is occupied by '{}'",
-                    square_name(ep),
-                    square_name(origin_sq),
-                    p.fen_char()
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    /// The piece on a square, `None` when empty or when `sq` is 64 or more.
-    pub fn piece_at(&self, sq: u8) -> Option<Piece> {
-        self.board.get(usize::from(sq)).copied().flatten()
-    }
-
     /// The piece placement field (FEN field 1, PGN standard §16.1.3.1).
     pub fn board_fen(&self) -> String {
         let mut s = String::with_capacity(64);
@@ -1188,7 +540,7 @@ impl Setup {
 
     /// The X-FEN letter of the right of the rook on `sq`: `K`/`Q` (case by colour) when no
     /// rook of its colour stands further out on that side of the king, else its file letter.
-    fn castling_letter(&self, sq: u8) -> char {
+    pub(super) fn castling_letter(&self, sq: u8) -> char {
         let color = if sq < 8 { Color::White } else { Color::Black };
         let back = back_rank(color);
         let file = sq % 8;
@@ -1239,29 +591,6 @@ impl fmt::Display for Setup {
     /// Same as [`Setup::to_fen`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_fen())
-    }
-}
-
-const fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
-/// The back rank of a colour, 0-based (rank 1 for white, rank 8 for black).
-const fn back_rank(c: Color) -> u8 {
-    match c {
-        Color::White => 0,
-        Color::Black => 7,
-    }
-}
-
-/// A letter in the case of a colour: upper for white, lower for black.
-const fn cased(color: Color, c: char) -> char {
-    match color {
-        Color::White => c.to_ascii_uppercase(),
-        Color::Black => c.to_ascii_lowercase(),
     }
 }
 
@@ -1739,36 +1068,11 @@ mod tests {
     }
 
     #[test]
-    fn squares_and_letters() {
-        assert_eq!(square_name(0), "a1");
-        assert_eq!(square_name(28), "e4");
-        assert_eq!(square_name(63), "h8");
-        assert_eq!(square_name(64), "??");
-        for sq in 0..64u8 {
-            assert_eq!(parse_square(&square_name(sq)), Some(sq));
-        }
-        for s in ["", "-", "e", "E4", "e9", "e0", "i1", "e44", "é4"] {
-            assert_eq!(parse_square(s), None, "{s}");
-        }
-        for role in Role::ALL {
-            assert_eq!(Role::from_char(role.char()), Some(role));
-            for color in [Color::White, Color::Black] {
-                let p = Piece { color, role };
-                assert_eq!(Piece::from_fen_char(p.fen_char()), Some(p));
-            }
-        }
-        assert_eq!(Role::from_char('p'), None);
-        assert_eq!(Piece::from_fen_char('x'), None);
-        assert_eq!(Color::White.other(), Color::Black);
-        assert_eq!((Color::White.char(), Color::Black.char()), ('w', 'b'));
-        assert_eq!(Color::from_char('b'), Some(Color::Black));
-        assert_eq!(Color::from_char('B'), None);
+    fn castling_fields() {
         assert_eq!(Setup::standard().castling_xfen(), "KQkq");
         assert_eq!(Setup::standard().castling_shredder(), "HAha");
         assert_eq!(Setup::empty().castling_xfen(), "-");
         assert_eq!(Setup::empty().castling_shredder(), "-");
-        assert_eq!(CastlingRights::ALL.rooks(), 0x8100_0000_0000_0081);
-        assert!(CastlingRights::NONE.is_empty());
     }
 
     #[test]
@@ -1914,23 +1218,6 @@ mod tests {
         let s = Setup::from_fen("4k3/8/8/8/8/8/8/4KQ~2 w - - 0 1").expect("promoted marker");
         assert_eq!(s.to_fen(), "4k3/8/8/8/8/8/8/4KQ2 w - - 0 1");
     }
-
-    #[test]
-    fn validate_hand_built_setups() {
-        let mut s = Setup::standard();
-        assert_eq!(s.validate(), Ok(()));
-        s.ep_square = Some(200);
-        assert_eq!(
-            s.validate().map_err(|e| e.kind.as_str()),
-            Err("ep_bad_square")
-        );
-        assert_eq!(s.to_fen(), STARTING_FEN);
-        assert_eq!(
-            Setup::empty().validate().map_err(|e| e.kind.as_str()),
-            Err("empty_board")
-        );
-    }
-
     /// xorshift64*: a tiny deterministic generator, so the test needs no dependency.
     struct Rng(u64);
     impl Rng {

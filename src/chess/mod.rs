@@ -1,8 +1,15 @@
-//! Chess vocabulary, independent of the pipeline: colours, pieces, squares, castling rights
-//! and set-up positions with FEN ([`fen`]), the SAN token lexer ([`san`]) and the game
-//! outcome's repetition history ([`outcome`]), the Polyglot key ([`polyglot`]).
+//! Chess vocabulary, independent of the pipeline, one concept per module: colours
+//! ([`color`]), roles and pieces ([`role`]), squares ([`square`]), castling rights
+//! ([`castling`]), set-up positions and their validity checks ([`setup`]), FEN and X-FEN
+//! reading and writing ([`fen`]), the SAN token lexer ([`san`]), the game outcome's repetition
+//! history ([`outcome`]), the Polyglot key ([`polyglot`]).
 
+pub mod castling;
+pub mod color;
 pub mod fen;
 pub mod outcome;
 pub mod polyglot;
+pub mod role;
 pub mod san;
+pub mod setup;
+pub mod square;

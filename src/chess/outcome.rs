@@ -1,7 +1,7 @@
 //! Game outcome: the status a game ends in ([`FinalStatus`], FIDE Laws art. 5 and 9) and the
 //! repetition history it needs (FIDE Laws art. 9.2 and 9.6).
 
-use crate::chess::fen::Color;
+use crate::chess::color::Color;
 use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 /// Status of the last position of a game (the `final_status` column of a validation
@@ -141,10 +141,13 @@ impl History {
         self.keys.push(key);
     }
 
-    /// Records the move played from the last position: whether it was zeroing or the
-    /// position had a legal en passant capture.
-    pub fn push_move(&mut self, irreversible: bool) {
-        self.irreversible.push(irreversible);
+    /// Records the move played from the last position: whether it was zeroing (a pawn move
+    /// or a capture, FIDE art. 9.3) and whether that position had a legal en passant capture
+    /// (`ep_legal`, art. 9.2.3: the right is lost whatever the move). Either makes the move
+    /// irreversible (python-chess `is_irreversible`), as does a change of castling rights
+    /// ([`History::push_position`]).
+    pub fn push_move(&mut self, zeroing: bool, ep_legal: bool) {
+        self.irreversible.push(zeroing || ep_legal);
     }
 
     /// How often the last position has occurred since the last irreversible move
@@ -226,21 +229,21 @@ mod tests {
         let mut h = History::default();
         for n in [1, 2, 1, 2] {
             h.push_position(key(n, 1));
-            h.push_move(false);
+            h.push_move(false, false);
         }
         h.push_position(key(1, 1));
         assert_eq!(h.repetitions(), 3);
         // a pawn move: position 1 cannot come back
-        h.push_move(true);
+        h.push_move(true, false);
         for n in [3, 1, 3] {
             h.push_position(key(n, 1));
             assert!(h.keys.len() <= 3, "positions before the pawn move dropped");
-            h.push_move(false);
+            h.push_move(false, false);
         }
         h.push_position(key(1, 1));
         assert_eq!(h.repetitions(), 2);
         // castling rights lost: irreversible, though the move itself was not zeroing
-        h.push_move(false);
+        h.push_move(false, false);
         h.push_position(key(1, 0));
         assert_eq!(h.keys.len(), 1);
         assert_eq!(h.repetitions(), 1);

@@ -9,7 +9,9 @@
 //! This key is an output value only: repetitions (FIDE Laws art. 9.2) and perft use the
 //! pipeline's exact position key ([`crate::chess::outcome::Key`]).
 
-use crate::chess::fen::{Color, Role, Setup};
+use crate::chess::color::Color;
+use crate::chess::role::Role;
+use crate::chess::setup::Setup;
 
 /// The Polyglot key of a position (a `u64`; the start position is `0x463b96181691fc9c`).
 ///

@@ -30,7 +30,7 @@
 
 use std::fmt;
 
-pub use crate::chess::fen::Role;
+pub use crate::chess::role::Role;
 
 /// The structure of a syntactically valid move token.
 ///

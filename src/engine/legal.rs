@@ -4,7 +4,8 @@
 use datafusion::arrow::array::RecordBatch;
 
 use super::Engine;
-use crate::chess::fen::{FenError, FenField, Setup};
+use crate::chess::fen::{FenError, FenField};
+use crate::chess::setup::Setup;
 use crate::error::{Error, Result};
 use crate::session::read::Row;
 use crate::stages::{InputTable, LEGAL, Stage, Table};

@@ -12,7 +12,7 @@ mod tokens;
 
 use datafusion::arrow::array::RecordBatch;
 
-use crate::chess::fen::Setup;
+use crate::chess::setup::Setup;
 use crate::error::Result;
 use crate::session::PipelineConfig;
 use crate::stages::{APPLY, InputTable, LEGAL, Pipeline, Stage, tables};
@@ -101,8 +101,8 @@ pub fn uci_of_code(code: u32) -> String {
     let promo = ["", "n", "b", "r", "q"][(code / 4096) as usize % 5];
     format!(
         "{}{}{}",
-        crate::chess::fen::square_name(from),
-        crate::chess::fen::square_name(to),
+        crate::chess::square::square_name(from),
+        crate::chess::square::square_name(to),
         promo
     )
 }

@@ -11,7 +11,7 @@ use datafusion::arrow::datatypes::Float64Type;
 
 use super::frontier::Level;
 use super::{CHILD_STRIDE, Engine, thread_runtime, uci_of_code};
-use crate::chess::fen::Setup;
+use crate::chess::setup::Setup;
 use crate::error::{Error, Result};
 use crate::session::memory::{TableMemory, arrow_bytes};
 use crate::session::read::{self, Row};

@@ -4,8 +4,8 @@
 use std::collections::HashSet;
 
 use super::{Engine, replay};
-use crate::chess::fen::Setup;
 use crate::chess::san::{SanToken, parse_san};
+use crate::chess::setup::Setup;
 use crate::error::{Error, Result, TokenError};
 use crate::session::read::Row;
 use crate::stages::{InputTable, LEGAL, Stage, tables};

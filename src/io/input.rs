@@ -159,20 +159,12 @@ pub fn expand(args: &[PathBuf]) -> Result<Vec<Input>> {
             let mut found = vec![];
             walk(arg, &mut found)?;
             found.sort();
-            out.extend(found.into_iter().map(file_input));
+            out.extend(found.into_iter().map(Input::file));
         } else {
-            out.push(file_input(arg.clone()));
+            out.push(Input::file(arg.clone()));
         }
     }
     Ok(out)
-}
-
-fn file_input(path: PathBuf) -> Input {
-    Input {
-        name: path.display().to_string(),
-        source: Source::File(path),
-        compression: Compression::Sniff,
-    }
 }
 
 fn io_error(path: &Path, source: io::Error) -> Error {
@@ -250,6 +242,17 @@ impl<R: Read> Read for CountingReader<R> {
 }
 
 impl Input {
+    /// The file at `path`, named by it, its compression recognised by its first bytes when
+    /// opened (whatever its name).
+    #[must_use]
+    pub fn file(path: PathBuf) -> Input {
+        Input {
+            name: path.display().to_string(),
+            source: Source::File(path),
+            compression: Compression::Sniff,
+        }
+    }
+
     /// The bundled sample ([`SAMPLE_PGN`]), named `data/sample.pgn` as in the repository.
     #[must_use]
     pub fn sample() -> Input {

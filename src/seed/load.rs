@@ -8,7 +8,9 @@ use super::{
     CastlingDone, GameRow, SeedMove, SeedPipeline, SeedPosRow, chessman_code, color_code,
     game_schema, game_uuid, pos_schema,
 };
-use crate::chess::fen::{Color, Piece, Role, Setup};
+use crate::chess::color::Color;
+use crate::chess::role::{Piece, Role};
+use crate::chess::setup::Setup;
 use crate::error::{Error, Result};
 
 impl SeedPipeline {

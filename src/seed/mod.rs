@@ -47,7 +47,8 @@ use std::sync::Arc;
 
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use crate::chess::fen::{Color, Role};
+use crate::chess::color::Color;
+use crate::chess::role::Role;
 use crate::session::{StageKind, StageSql};
 
 mod load;

@@ -16,8 +16,10 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::functions::{MATERIAL_ROLES, material_counts};
-use crate::chess::fen::{Role, Setup, parse_square};
 use crate::chess::polyglot::polyglot_key;
+use crate::chess::role::Role;
+use crate::chess::setup::Setup;
+use crate::chess::square::parse_square;
 use crate::pgn::RawGame;
 use crate::pgn::commands::{Eval, clock_seconds, eval};
 use crate::validate::{PlyRow, Validation};

@@ -38,8 +38,11 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use crate::chess::fen::{CastlingRights, Color, Piece, Role, Setup};
+use crate::chess::castling::CastlingRights;
+use crate::chess::color::Color;
+use crate::chess::role::{Piece, Role};
 use crate::chess::san::SanToken;
+use crate::chess::setup::Setup;
 use crate::error::{Error, Result};
 
 fn schema(fields: &[(&str, DataType)]) -> SchemaRef {

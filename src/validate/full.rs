@@ -15,8 +15,9 @@ use datafusion::arrow::array::{
     Array, BooleanArray, Int32Array, RecordBatch, StringArray, UInt64Array,
 };
 
-use crate::chess::fen::{Color, Setup};
+use crate::chess::color::Color;
 use crate::chess::san::{SanToken, parse_san};
+use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::session::read;
@@ -198,7 +199,7 @@ impl Run<'_> {
                 continue;
             }
             if matches!(t, SanToken::Null) || n == 1 {
-                l.history.push_move(zeroing || st.ep_legal_sq.is_some());
+                l.history.push_move(zeroing, st.ep_legal_sq.is_some());
                 if self.options.plies {
                     let mut row = match named.get(id) {
                         Some(row) => row.clone(),

@@ -28,11 +28,11 @@ mod validator;
 
 pub use report::{ErrorKind, GameReport, PlyRow};
 pub(crate) use report::{NULL_UCI, fen_of};
-pub use setup::Variant;
+pub use setup::{StartError, Variant, start_position};
 pub use validator::Validator;
 
-use crate::chess::fen::Setup;
 use crate::chess::outcome::History;
+use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::pgn::RawGame;

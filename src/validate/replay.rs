@@ -17,9 +17,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::UInt64Type;
 
-use crate::chess::fen::Setup;
 use crate::chess::outcome::History;
 use crate::chess::san::{SanToken, parse_san};
+use crate::chess::setup::Setup;
 use crate::engine::replay::{replayable, step};
 use crate::error::{Error, Result};
 use crate::session::read::{self, Row};
@@ -113,7 +113,7 @@ pub(crate) async fn replay(
                     Some(&(zeroing, ep_legal)) => {
                         let h = histories.entry(*id).or_default();
                         h.push_position(keys(i, ep_legal));
-                        h.push_move(zeroing || ep_legal);
+                        h.push_move(zeroing, ep_legal);
                         if plies {
                             let ply = ply_of(named.remove(id), before.get(i), ep_legal)
                                 .ok_or_else(|| {

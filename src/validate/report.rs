@@ -1,8 +1,9 @@
 //! What validation gives back: one [`GameReport`] per game (first illegal ply, [`ErrorKind`],
 //! final position and [`FinalStatus`]) and, on request, one [`PlyRow`] per legal ply.
 
-use crate::chess::fen::{Color, Setup};
+use crate::chess::color::Color;
 use crate::chess::outcome::FinalStatus;
+use crate::chess::setup::Setup;
 use crate::pgn::RawGame;
 
 use crate::stages::rows::PositionStatus;

@@ -4,7 +4,8 @@
 
 use std::collections::HashSet;
 
-use crate::chess::fen::Setup;
+use crate::chess::fen::FenError;
+use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::pgn::RawGame;
@@ -42,51 +43,75 @@ impl Variant {
     }
 }
 
-/// The games that can be played, each from its start position (the `FEN` tag, else the
-/// standard position; Chess960 rules when the `Variant` tag says so or, without it, when the
-/// FEN's castling rights can only mean Chess960). The others get their error in `reports`:
-/// `unsupported_variant` for a `Variant` tag other than standard chess and Chess960,
-/// `setup` for a `FEN` tag that does not parse.
+/// Why a game has no start position to play from ([`start_position`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StartError {
+    /// The `Variant` tag (its value, as written) names rules other than standard chess and
+    /// Chess960.
+    UnsupportedVariant(String),
+    /// The `FEN` tag does not parse by the rules of the game.
+    Fen(FenError),
+}
+
+/// A game's start position, from its tags: the `FEN` tag, else the standard position;
+/// Chess960 rules when the `Variant` tag says so or, without it, when the FEN's castling
+/// rights can only mean Chess960. The one rule of the crate: validation plays each game from
+/// it, and `profile` gives the seed pipeline these positions. The attack-based set-up checks
+/// of the engine ([`Engine::check_setups`]) are not run here.
+///
+/// # Errors
+///
+/// [`StartError::UnsupportedVariant`] for a `Variant` tag other than standard chess and
+/// Chess960, [`StartError::Fen`] for a `FEN` tag that does not parse.
+pub fn start_position(game: &RawGame) -> std::result::Result<Setup, StartError> {
+    let chess960 = match game.tag("Variant").map(Variant::of) {
+        None | Some(Variant::Standard) => false,
+        Some(Variant::Chess960) => true,
+        Some(Variant::Unsupported) => {
+            return Err(StartError::UnsupportedVariant(
+                game.tag("Variant").unwrap_or_default().to_string(),
+            ));
+        }
+    };
+    let read = if chess960 {
+        Setup::from_fen_chess960
+    } else {
+        Setup::from_fen_auto
+    };
+    match game.tag("FEN") {
+        Some(fen) => read(fen).map_err(StartError::Fen),
+        None => Ok(Setup {
+            chess960,
+            ..Setup::standard()
+        }),
+    }
+}
+
+/// The games that can be played, each from its start position ([`start_position`]). The
+/// others get their error in `reports`: `unsupported_variant` for a `Variant` tag other than
+/// standard chess and Chess960, `setup` for a `FEN` tag that does not parse.
 pub(super) fn start_games(games: &[(&str, RawGame)], reports: &mut [GameReport]) -> Vec<Live> {
     let mut live = vec![];
     for (i, (_, g)) in games.iter().enumerate() {
         let r = &mut reports[i];
-        let chess960 = match g.tag("Variant").map(Variant::of) {
-            None | Some(Variant::Standard) => false,
-            Some(Variant::Chess960) => true,
-            Some(Variant::Unsupported) => {
+        let setup = match start_position(g) {
+            Ok(s) => s,
+            Err(StartError::UnsupportedVariant(tag)) => {
                 r.set_error(
                     0,
                     ErrorKind::UnsupportedVariant,
-                    &format!(
-                        "Variant tag {:?}: only standard chess and Chess960 are supported",
-                        g.tag("Variant").unwrap_or_default()
-                    ),
+                    &format!("Variant tag {tag:?}: only standard chess and Chess960 are supported"),
                 );
                 continue;
             }
-        };
-        let read = if chess960 {
-            Setup::from_fen_chess960
-        } else {
-            Setup::from_fen_auto
-        };
-        let setup = match g.tag("FEN") {
-            Some(fen) => match read(fen) {
-                Ok(s) => s,
-                Err(e) => {
-                    r.set_error(
-                        0,
-                        ErrorKind::Setup,
-                        &format!("FEN tag {}: {e}", e.field.as_str()),
-                    );
-                    continue;
-                }
-            },
-            None => Setup {
-                chess960,
-                ..Setup::standard()
-            },
+            Err(StartError::Fen(e)) => {
+                r.set_error(
+                    0,
+                    ErrorKind::Setup,
+                    &format!("FEN tag {}: {e}", e.field.as_str()),
+                );
+                continue;
+            }
         };
         live.push(Live {
             id: i as u64,

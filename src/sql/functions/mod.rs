@@ -41,7 +41,8 @@ use datafusion::logical_expr::{
 };
 
 use super::engines::{EnginePool, with_engine};
-use crate::chess::fen::{FenError, Setup};
+use crate::chess::fen::FenError;
+use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::stages::rows::{PositionStatus, read_status};
 use crate::stages::{LEGAL, Stage};

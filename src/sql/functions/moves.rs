@@ -13,8 +13,8 @@ use datafusion::arrow::compute::{cast, concat_batches, take};
 use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema};
 
 use super::{check_fens, distinct, statuses_of};
-use crate::chess::fen::Setup;
 use crate::chess::san::{SanToken, parse_san};
+use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::stages::tables::chosen_moves_schema;

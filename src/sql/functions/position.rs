@@ -11,9 +11,11 @@ use datafusion::arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::Result;
 
 use super::{check_fens, distinct, loaded_statuses};
-use crate::chess::fen::{Color, Role, Setup};
+use crate::chess::color::Color;
 use crate::chess::outcome::FinalStatus;
 use crate::chess::polyglot::polyglot_key;
+use crate::chess::role::Role;
+use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::stages::rows::PositionStatus;
 

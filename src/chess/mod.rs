@@ -1,12 +1,13 @@
 //! Chess vocabulary, independent of the pipeline, one concept per module: colours
 //! ([`color`]), roles and pieces ([`role`]), squares ([`square`]), castling rights
 //! ([`castling`]), set-up positions and their validity checks ([`setup`]), FEN and X-FEN
-//! reading and writing ([`fen`]), the SAN token lexer ([`san`]), the game outcome's repetition
+//! reading and writing ([`fen`]) and its errors ([`fen_error`]), the SAN token lexer ([`san`]), the game outcome's repetition
 //! history ([`outcome`]), the Polyglot key ([`polyglot`]).
 
 pub mod castling;
 pub mod color;
 pub mod fen;
+pub mod fen_error;
 pub mod outcome;
 pub mod polyglot;
 pub mod role;

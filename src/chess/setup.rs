@@ -5,7 +5,7 @@
 
 use crate::chess::castling::CastlingRights;
 use crate::chess::color::{Color, back_rank};
-use crate::chess::fen::{FenError, FenErrorKind, FenField};
+use crate::chess::fen_error::{FenError, FenErrorKind, FenField};
 use crate::chess::role::{Piece, Role};
 use crate::chess::square::square_name;
 

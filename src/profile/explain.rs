@@ -14,9 +14,10 @@ use crate::seed::{self, SEED_STAGES, SeedMove, SeedPipeline, SeedStageKind};
 use crate::session::StageProfile;
 use crate::stages::{Pipeline, Stage};
 
+use super::PipelineKind;
 use super::report::format_bytes;
+use super::run::partitions;
 use super::workload::{POSITION_BATCH, Workload, run_fide, seed_positions};
-use super::{PipelineKind, partitions};
 
 /// The text of `sqlchess explain`: for each stage (one, or all of the pipeline's in order)
 /// its optimised logical plan and its physical plan.

@@ -12,27 +12,21 @@
 //! record batch or JSON lines; [`explain()`] (`explain.rs`) gives the stages' plans, after a
 //! workload with their metrics.
 //!
-//! Entry points: [`run_profile`], [`explain()`], [`ProfileReport::of_engines`].
+//! Entry points: [`run_profile`] (`run.rs`), [`explain()`], [`ProfileReport::of_engines`].
 
 mod explain;
 mod report;
+mod run;
 mod workload;
 
 pub use explain::explain;
 pub use report::{ProfileReport, ProfileRow, format_bytes};
+pub use run::run_profile;
 pub use workload::{
     DEFAULT_POSITIONS, GAME_BATCH, POSITION_BATCH, Workload, parse_fens, start_positions,
 };
 
-use std::time::Instant;
-
 use strum::{Display, EnumString, IntoStaticStr, VariantArray};
-
-use crate::engine::Engine;
-use crate::error::Result;
-use crate::seed::SeedPipeline;
-
-use workload::{run_fide, run_seed, seed_positions};
 
 /// Which pipeline to profile or explain, named `fide` or `seed` ([`PipelineKind::as_str`],
 /// `Display`; `FromStr` reads them).
@@ -54,62 +48,4 @@ impl PipelineKind {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
-}
-
-/// Runs `workload` on the chosen pipeline with fresh per-stage figures and returns the
-/// profile. The seed pipeline is built on a session with the engine's target partitions.
-///
-/// Errors: [`Error::DataFusion`](crate::Error::DataFusion) and the input errors of the workload
-/// ([`Error::Io`](crate::Error::Io), [`Error::NotPgn`](crate::Error::NotPgn)).
-pub async fn run_profile(
-    engine: &Engine,
-    pipeline: PipelineKind,
-    workload: &Workload,
-) -> Result<ProfileReport> {
-    match pipeline {
-        PipelineKind::Fide => {
-            engine.pipeline().reset_profile();
-            let t0 = Instant::now();
-            run_fide(engine, workload).await?;
-            let wall = t0.elapsed();
-            Ok(ProfileReport::from_stages(
-                pipeline,
-                workload.describe(),
-                Some(wall),
-                &engine.pipeline().profile(),
-            ))
-        }
-        PipelineKind::Seed => {
-            let setups = seed_positions(workload)?;
-            let mut seed = SeedPipeline::with_partitions(partitions(engine)).await?;
-            let t0 = Instant::now();
-            run_seed(&mut seed, &setups).await?;
-            let wall = t0.elapsed();
-            let input = match workload {
-                Workload::Games(_) => format!(
-                    "{} start positions of the {}",
-                    setups.len(),
-                    workload.describe()
-                ),
-                Workload::Positions { .. } => workload.describe(),
-            };
-            Ok(ProfileReport::from_stages(
-                pipeline,
-                input,
-                Some(wall),
-                &seed.profile(),
-            ))
-        }
-    }
-}
-
-/// The DataFusion target partitions of the engine's session, for a seed pipeline that
-/// should use the same number.
-fn partitions(engine: &Engine) -> usize {
-    engine
-        .pipeline()
-        .context()
-        .state()
-        .config()
-        .target_partitions()
 }

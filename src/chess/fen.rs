@@ -81,7 +81,6 @@
 
 use std::fmt;
 use std::str::FromStr;
-use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 use crate::chess::castling::CastlingRights;
 use crate::chess::color::{Color, back_rank, cased};

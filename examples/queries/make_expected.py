@@ -6,7 +6,7 @@ oracle of read_plies, computed with python-chess 1.11.2 (never with sqlchess):
     /tmp/pyc/bin/python examples/queries/make_expected.py
 
 Writes tests/data/queries_plies.tsv (one row per legal main-line ply, the columns of
-read_plies that tests/sql.rs checks; fen_before is the previous row's fen_after) and examples/queries/expected/<query>.csv (the rows
+read_plies that tests/sql/read_plies.slt checks; fen_before is the previous row's fen_after) and examples/queries/expected/<query>.csv (the rows
 each query must return, in its ORDER BY order; NULL as an empty field).
 """
 import csv

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Expected values of the SQL chess functions (tests/sql.rs, `functions_match_python_chess`).
+"""Expected values of the SQL chess functions (tests/sql/functions_oracle.slt).
 
 Run from the repository root (deterministic):
     python3 -m venv /tmp/pyc && /tmp/pyc/bin/pip install chess==1.11.2

@@ -9,6 +9,7 @@
 //! columns from_sq:sq to_sq:sq promotion     # default columns of the file's cases
 //! case <title>
 //! fen <FEN>                                  # one line per position: position_id 0, 1, …
+//! fen960 <FEN>                               # a position in Chess960 mode (Setup::chess960)
 //! token <SAN or UCI>                         # the move token of the fen line above
 //! columns …                                  # optional: this case's own columns
 //! ----
@@ -17,14 +18,23 @@
 //! ```
 //!
 //! A column is printed as its value (`NULL` for null), or with `:sq` as a square name
-//! (`e4`), or with `:set` as the square set of a 64-bit column (`e1,e2`, `-` if empty).
+//! (`e4`), or with `:set` as the square set of a 64-bit column (`e1,e2`, `-` if empty), or
+//! with `:move` as the UCI of a move code (`from + 64 * to + 4096 * promotion index`; a
+//! castling names the rook's square, `e1h1`), or with `:child` as the child position id
+//! `position_id * 32768 + move_code` written `<position_id>/<UCI of the move code>`; a
+//! negative value (no square, no move) is printed as it is.
 //! Rows are compared as sorted lists of such lines.
+//!
+//! Every stage of [`sqlchess::stages::Stage::ALL`] has its file, and every file names a stage
+//! (`every_stage_has_a_file`).
 //!
 //! `SQLCHESS_BLESS=1 cargo test --release --test stages` rewrites the expected rows of every
 //! file with what the engine gives, for review with `git diff`. Blessing cannot make a wrong
-//! value pass unnoticed: besides the comparison with the file, every case of the stages listed
-//! in [`facts`] is checked against shakmaty 0.30 (legal moves, SAN, checks, pins, attacks,
-//! positions after a move), in both modes.
+//! value pass unnoticed: besides the comparison with the file, every case of every stage is
+//! checked by [`facts`] against shakmaty 0.30 (legal moves, SAN, checks, mates, pins, attacks,
+//! positions after a move, perft counts; the token stages by python-chess 1.11's
+//! `Board.parse_san` rules over shakmaty's legal moves, the set-up checks by python-chess's
+//! `Board.status()` rules over shakmaty's attacks), in both modes.
 
 mod common;
 use common::*;
@@ -34,15 +44,17 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::compute::concat_batches;
 use datafusion::arrow::datatypes::{DataType, Int32Type, Int64Type, UInt64Type};
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus};
 use shakmaty::{
-    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role,
-    Square, attacks,
+    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position,
+    PositionErrorKinds, Role, Square, attacks,
 };
-use sqlchess::chess::san::parse_san;
+use sqlchess::chess::san::{SanToken, parse_san};
 use sqlchess::chess::square::square_name;
+use sqlchess::engine::{CHILD_STRIDE, uci_of_code};
 use sqlchess::stages::tables;
 use sqlchess::{Engine, Setup};
 
@@ -54,13 +66,18 @@ use sqlchess::{Engine, Setup};
 async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
     use sqlchess::stages::{APPLY, InputTable, LEGAL, REPLAY, Stage, TOKENS};
     let p = e.pipeline();
-    let setups: Vec<Setup> = case.fens.iter().map(|f| setup(f)).collect();
+    let setups: Vec<Setup> = case
+        .fens
+        .iter()
+        .zip(&case.chess960)
+        .map(|(f, c)| setup_in(f, *c))
+        .collect();
     let pairs: Vec<(u64, &Setup)> = setups
         .iter()
         .enumerate()
         .map(|(i, s)| (i as u64, s))
         .collect();
-    let tokens: Vec<(u64, sqlchess::chess::san::SanToken)> = case
+    let tokens: Vec<(u64, SanToken)> = case
         .tokens
         .iter()
         .enumerate()
@@ -74,8 +91,7 @@ async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
             )
         })
         .collect();
-    let token_refs: Vec<(u64, &sqlchess::chess::san::SanToken)> =
-        tokens.iter().map(|(i, t)| (*i, t)).collect();
+    let token_refs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
     let stage: Stage = stage.parse().unwrap_or_else(|err| panic!("{stage}: {err}"));
     let run = async |stages: &[Stage]| {
         let mut last = vec![];
@@ -87,22 +103,30 @@ async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
         }
         last
     };
+    let set = async |table: InputTable, batches: Vec<RecordBatch>| {
+        p.set_table(table, batches)
+            .await
+            .unwrap_or_else(|err| panic!("{}: {err}", table.name()))
+    };
     let set_tokens = async || {
         let batch = tables::tokens_to_batch(&token_refs).expect("tokens");
-        p.set_table(InputTable::Tokens, vec![batch])
-            .await
-            .expect("tokens");
+        set(InputTable::Tokens, vec![batch]).await;
     };
-    if stage == Stage::San {
-        return e.legal_moves(&setups).await.expect("legal moves");
-    }
-    if REPLAY.stages.contains(&stage) {
-        set_tokens().await;
-        let states = tables::setups_to_states(&pairs).expect("states");
-        p.set_table(InputTable::ReplayStates, vec![states])
-            .await
-            .expect("states");
-        return run(REPLAY.stages).await;
+    match stage {
+        Stage::San => return e.legal_moves(&setups).await.expect("legal moves"),
+        // the notation workflow as `Engine::legal_moves` runs it (the legal-move stages once
+        // more on the positions after the checking moves); each stage's table keeps its rows
+        Stage::CheckingMoves | Stage::ReplyCounts | Stage::MoveFlags => {
+            e.legal_moves(&setups).await.expect("legal moves");
+            return p.table(stage).await.expect("table");
+        }
+        s if REPLAY.stages.contains(&s) => {
+            set_tokens().await;
+            let states = tables::setups_to_states(&pairs).expect("states");
+            set(InputTable::ReplayStates, vec![states]).await;
+            return run(REPLAY.stages).await;
+        }
+        _ => {}
     }
     e.load(&setups).await.expect("load");
     let legal = run(LEGAL.stages).await;
@@ -113,8 +137,15 @@ async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
             run(&[Stage::PositionKeys, Stage::PositionStatus]).await
         }
         Stage::SetupChecks => run(&[Stage::SetupChecks]).await,
-        Stage::PerftFrontier => {
-            // each position its own root, multiplicity position_id + 1; every legal move
+        Stage::FlippedPositions => {
+            set_tokens().await;
+            run(&[Stage::FlippedPositions]).await
+        }
+        Stage::PerftMoves => run(&[Stage::PerftMoves]).await,
+        Stage::PerftChildren | Stage::PerftFrontier | Stage::PerftMerge | Stage::PerftCounts => {
+            // each position its own root, multiplicity position_id + 1; every legal move;
+            // `perft_merge` and `perft_counts` after two levels, as `Engine::perft_with` runs
+            // them (the level's nodes merged, loaded and expanded again)
             let ids: Vec<u64> = (0..setups.len() as u64).collect();
             let nodes = RecordBatch::try_from_iter([
                 ("position_id", uint64s(&ids)),
@@ -125,16 +156,37 @@ async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
                 ),
             ])
             .expect("nodes");
-            p.set_table(InputTable::PerftNodes, vec![nodes])
-                .await
-                .expect("perft nodes");
-            let moves = run(&[Stage::PerftMoves]).await;
-            p.set_table(InputTable::ChosenMoves, moves)
-                .await
-                .expect("chosen moves");
-            run(&[Stage::PerftChildren]).await;
-            e.advance().await.expect("advance");
-            run(&[Stage::PositionKeys, Stage::PerftFrontier]).await
+            set(InputTable::PerftNodes, vec![nodes]).await;
+            for level in 1..=2 {
+                let moves = run(&[Stage::PerftMoves]).await;
+                set(InputTable::ChosenMoves, moves).await;
+                let children = run(&[Stage::PerftChildren]).await;
+                if stage == Stage::PerftChildren {
+                    return children;
+                }
+                e.advance().await.expect("advance");
+                let frontier = run(&[Stage::PositionKeys, Stage::PerftFrontier]).await;
+                if stage == Stage::PerftFrontier {
+                    return frontier;
+                }
+                set(InputTable::PerftBucket, frontier).await;
+                let merged = run(&[Stage::PerftMerge]).await;
+                if stage == Stage::PerftMerge && level == 2 {
+                    return merged;
+                }
+                let Some(first) = merged.first() else {
+                    return vec![];
+                };
+                let merged = concat_batches(&first.schema(), &merged).expect("concat");
+                let modes = &case.chess960;
+                let (positions, pieces, nodes) =
+                    tables::nodes_to_batches(&merged, |root| modes[root as usize]).expect("nodes");
+                set(InputTable::Positions, vec![positions]).await;
+                set(InputTable::Pieces, vec![pieces]).await;
+                set(InputTable::PerftNodes, vec![nodes]).await;
+                run(LEGAL.stages).await;
+            }
+            run(&[Stage::PerftCounts]).await
         }
         s if TOKENS.stages.contains(&s) || APPLY.stages.contains(&s) => {
             set_tokens().await;
@@ -142,9 +194,7 @@ async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
             if TOKENS.stages.contains(&stage) {
                 return chosen;
             }
-            p.set_table(InputTable::ChosenMoves, chosen)
-                .await
-                .expect("chosen moves");
+            set(InputTable::ChosenMoves, chosen).await;
             run(APPLY.stages).await
         }
         other => panic!("no workflow for stage {other} in tests/stages.rs"),
@@ -160,6 +210,8 @@ enum Render {
     Plain,
     Square,
     Set,
+    Move,
+    Child,
 }
 
 #[derive(Clone)]
@@ -171,6 +223,8 @@ struct Column {
 struct Case {
     title: String,
     fens: Vec<String>,
+    /// Per position: loaded in Chess960 mode (`fen960`).
+    chess960: Vec<bool>,
     tokens: Vec<Option<String>>,
     columns: Vec<Column>,
     expected: Vec<String>,
@@ -184,6 +238,8 @@ fn parse_columns(spec: &str) -> Vec<Column> {
             let (name, render) = match c.split_once(':') {
                 Some((n, "sq")) => (n, Render::Square),
                 Some((n, "set")) => (n, Render::Set),
+                Some((n, "move")) => (n, Render::Move),
+                Some((n, "child")) => (n, Render::Child),
                 Some((_, r)) => panic!("unknown rendering {r} in {c}"),
                 None => (c, Render::Plain),
             };
@@ -218,6 +274,7 @@ fn parse_file(path: &Path, text: &str) -> Vec<Case> {
         let mut case = Case {
             title: title.to_string(),
             fens: vec![],
+            chess960: vec![],
             tokens: vec![],
             columns: default_columns.clone().unwrap_or_default(),
             expected: vec![],
@@ -226,8 +283,12 @@ fn parse_file(path: &Path, text: &str) -> Vec<Case> {
         i += 1;
         while i < lines.len() && lines[i].trim_end() != "----" {
             let l = lines[i].trim_end();
-            if let Some(fen) = l.strip_prefix("fen ") {
+            let fen = l.strip_prefix("fen ").map(|f| (f, false));
+            if let Some((fen, chess960)) =
+                fen.or_else(|| l.strip_prefix("fen960 ").map(|f| (f, true)))
+            {
                 case.fens.push(fen.trim().to_string());
+                case.chess960.push(chess960);
                 case.tokens.push(None);
             } else if let Some(t) = l.strip_prefix("token ") {
                 let last = case
@@ -309,6 +370,12 @@ impl Value {
             other => panic!("not a boolean: {other:?}"),
         }
     }
+    fn float(&self) -> f64 {
+        match self {
+            Value::Float(v) => *v,
+            other => panic!("not a float: {other:?}"),
+        }
+    }
     fn text(&self) -> Option<&str> {
         match self {
             Value::Text(s) => Some(s),
@@ -337,6 +404,14 @@ fn rows_of(batches: &[RecordBatch]) -> Vec<Row> {
                         DataType::Int64 => Value::Int(c.as_primitive::<Int64Type>().value(i)),
                         DataType::Boolean => Value::Bool(c.as_boolean().value(i)),
                         DataType::Utf8 => Value::Text(c.as_string::<i32>().value(i).to_string()),
+                        // `position_id * 32768 + move_code` (UInt64 times an integer
+                        // literal) comes out of DataFusion as a decimal
+                        DataType::Decimal128(_, 0) => {
+                            let v = c
+                                .as_primitive::<datafusion::arrow::datatypes::Decimal128Type>()
+                                .value(i);
+                            Value::UInt(u64::try_from(v).expect("a 64-bit id"))
+                        }
                         DataType::Float64 => Value::Float(
                             c.as_primitive::<datafusion::arrow::datatypes::Float64Type>()
                                 .value(i),
@@ -360,8 +435,18 @@ fn render(row: &Row, columns: &[Column]) -> String {
             .unwrap_or_else(|| panic!("no column {} (has {:?})", c.name, row.keys()));
         out.push(match (v, c.render) {
             (Value::Null, _) => "NULL".to_string(),
+            // no square or move: -1 (the null move's squares and code)
+            (Value::Int(v), Render::Square | Render::Move | Render::Child) if *v < 0 => {
+                v.to_string()
+            }
             (v, Render::Square) => square_name(v.int().unwrap_or(-1) as u8),
             (v, Render::Set) => set_names(v.u64()),
+            (v, Render::Move) => uci_of_code(v.u64() as u32),
+            (v, Render::Child) => format!(
+                "{}/{}",
+                v.u64() / CHILD_STRIDE,
+                uci_of_code((v.u64() % CHILD_STRIDE) as u32)
+            ),
             (Value::Int(v), _) => v.to_string(),
             (Value::UInt(v), _) => v.to_string(),
             (Value::Bool(v), _) => v.to_string(),
@@ -397,33 +482,72 @@ fn stage_files() -> Vec<PathBuf> {
     files
 }
 
+fn stem(file: &Path) -> String {
+    file.file_stem()
+        .expect("stem")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Every pipeline stage (`Stage::ALL`, the stages the pipeline plans) has its file
+/// `tests/stages/<stage>.slt`, and every file there names a stage; every SQL file of
+/// `plans/` outside `static/` (the static tables) and `seed/` (the seed's queries, not
+/// planned) is a stage's.
+#[test]
+fn every_stage_has_a_file() {
+    use sqlchess::stages::Stage;
+    let files: BTreeSet<String> = stage_files().iter().map(|f| stem(f)).collect();
+    let missing: Vec<&str> = Stage::ALL
+        .iter()
+        .map(|s| s.name())
+        .filter(|n| !files.contains(*n))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "stages without a file tests/stages/<stage>.slt: {missing:?}"
+    );
+    let unknown: Vec<&String> = files
+        .iter()
+        .filter(|f| f.parse::<Stage>().is_err())
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "tests/stages/<name>.slt naming no stage: {unknown:?}"
+    );
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut sql = vec![];
+    let mut dirs = vec![root.join("plans")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("plans") {
+            let path = entry.expect("entry").path();
+            let rel = path
+                .strip_prefix(&root)
+                .expect("under the crate")
+                .to_string_lossy()
+                .replace('\\', "/");
+            if path.is_dir() {
+                if rel != "plans/static" && rel != "plans/seed" {
+                    dirs.push(path);
+                }
+            } else if rel.ends_with(".sql") {
+                sql.push(rel);
+            }
+        }
+    }
+    let paths: BTreeSet<&str> = Stage::ALL.iter().map(|s| s.path()).collect();
+    let strays: Vec<&String> = sql.iter().filter(|p| !paths.contains(p.as_str())).collect();
+    assert!(
+        strays.is_empty(),
+        "SQL files of plans/ that are no stage of Stage::ALL: {strays:?}"
+    );
+    assert_eq!(sql.len(), Stage::ALL.len(), "{sql:?}");
+}
+
 #[test]
 fn stage_files_give_their_rows() {
     let bless = std::env::var("SQLCHESS_BLESS").is_ok_and(|v| v == "1");
     let files = stage_files();
-    let stages: Vec<String> = files
-        .iter()
-        .map(|f| f.file_stem().expect("stem").to_string_lossy().into_owned())
-        .collect();
-    for needed in sqlchess::stages::LEGAL
-        .stages
-        .iter()
-        .map(|s| s.name())
-        .chain([
-            "san",
-            "position_status",
-            "next_positions",
-            "replay_moves",
-            "replay_verdicts",
-            "replay_next",
-            "perft_frontier",
-        ])
-    {
-        assert!(
-            stages.iter().any(|s| s == needed),
-            "tests/stages/{needed}.slt missing"
-        );
-    }
+    let stages: Vec<String> = files.iter().map(|f| stem(f)).collect();
     let mut failures = vec![];
     let mut n_cases = 0;
     rt().block_on(async {
@@ -463,7 +587,7 @@ fn stage_files_give_their_rows() {
             }
         }
     });
-    assert!(n_cases >= 36, "{n_cases} cases");
+    assert!(n_cases >= 120, "{n_cases} cases");
     assert!(
         failures.is_empty(),
         "rows differ (- expected, + engine; SQLCHESS_BLESS=1 rewrites the files):\n{}",
@@ -475,10 +599,210 @@ fn stage_files_give_their_rows() {
 // Facts: each case's rows checked against shakmaty
 
 fn position(fen: &str) -> Chess {
+    position_in(fen, false)
+}
+
+/// The position of a FEN in standard chess or in Chess960 mode.
+fn position_in(fen: &str, chess960: bool) -> Chess {
+    let mode = if chess960 {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
     Fen::from_ascii(fen.as_bytes())
         .unwrap_or_else(|e| panic!("{fen}: {e}"))
-        .into_position(CastlingMode::Standard)
+        .into_position(mode)
         .unwrap_or_else(|e| panic!("{fen}: {e}"))
+}
+
+/// The engine's set-up of a FEN in standard chess or in Chess960 mode.
+fn setup_in(fen: &str, chess960: bool) -> Setup {
+    if chess960 {
+        Setup::from_fen_chess960(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    } else {
+        setup(fen)
+    }
+}
+
+/// A move's code as the stages number it: `from + 64 * to + 4096 * promotion index` (1..4 =
+/// N, B, R, Q), where a castling's `to` is its rook's square.
+fn code_of(m: &Move) -> u64 {
+    let (from, to) = match m {
+        Move::Castle { king, rook } => (*king, *rook),
+        m => (m.from().expect("from"), m.to()),
+    };
+    let promotion = match m.promotion() {
+        None => 0,
+        Some(Role::Knight) => 1,
+        Some(Role::Bishop) => 2,
+        Some(Role::Rook) => 3,
+        Some(Role::Queen) => 4,
+        Some(r) => panic!("promotion to {r:?}"),
+    };
+    from as u64 + 64 * to as u64 + 4096 * promotion
+}
+
+/// The child position id of a move of position `i`.
+fn child_of(i: usize, m: &Move) -> u64 {
+    i as u64 * CHILD_STRIDE + code_of(m)
+}
+
+/// The position key of a position as `perft_frontier` and `perft_merge` hold it: the eight
+/// square sets, side to move, the rook squares keeping a right, and the en passant square
+/// only where a pawn of the side to move could take there.
+type PerftKey = (Vec<u64>, String, u64, Option<i64>);
+
+fn perft_key(pos: &Chess) -> PerftKey {
+    let a = pos.board();
+    let sets = [a.white().0, a.black().0]
+        .into_iter()
+        .chain(ROLE_SETS.iter().map(|(_, role)| a.by_role(*role).0))
+        .collect();
+    let side = color_letter(pos.turn()).to_string();
+    let rooks = u64::from(pos.castles().castling_rights());
+    let ep = pos.ep_square(EnPassantMode::PseudoLegal).map(|s| s as i64);
+    (sets, side, rooks, ep)
+}
+
+fn row_perft_key(r: &Row) -> PerftKey {
+    let sets = ["white", "black"]
+        .into_iter()
+        .chain(ROLE_SETS.iter().map(|(n, _)| *n))
+        .map(|n| r[n].u64())
+        .collect();
+    let side = r["side_to_move"].text().expect("side").to_string();
+    (sets, side, r["castling"].u64(), r["ep_square"].int())
+}
+
+/// The legal moves a lexed token matches, by python-chess 1.11's `Board.parse_san` (which
+/// the token stages follow): castling tokens the castling to that side; a piece letter that
+/// piece's non-castling moves to the target, from the token's file and rank; a pawn token
+/// pawn moves to the target from the token's file (the target's file if none); a full
+/// origin square without piece letter (`Board.find_move`) the move from that square to the
+/// target, a castling written as the king taking its rook or, in standard chess only, as the
+/// king's move; the promotion piece (or none) as the token's. No move for a null move.
+fn parse_san_matches(pos: &Chess, chess960: bool, token: &SanToken) -> Vec<Move> {
+    let promotion_of =
+        |p: Option<sqlchess::chess::fen::Role>| p.map(|p| Role::from_char(p.char()).expect("role"));
+    pos.legal_moves()
+        .into_iter()
+        .filter(|m| match *token {
+            SanToken::Castle { long } => {
+                matches!(m, Move::Castle { king, rook } if (rook < king) == long)
+            }
+            SanToken::Null => false,
+            SanToken::FromTo {
+                from,
+                to,
+                promotion,
+                ..
+            } => {
+                m.from() == Some(Square::new(from as u32))
+                    && m.promotion() == promotion_of(promotion)
+                    && match m {
+                        Move::Castle { king, rook } => {
+                            *rook as u8 == to
+                                || (!chess960
+                                    && CastlingSide::from_queen_side(rook < king)
+                                        .king_to(pos.turn())
+                                        as u8
+                                        == to)
+                        }
+                        m => m.to() as u8 == to,
+                    }
+            }
+            SanToken::Normal {
+                role,
+                from_file,
+                from_rank,
+                to,
+                promotion,
+                ..
+            } => {
+                let from = m.from().expect("from");
+                let pawn = role.char() == 'P';
+                let file = if pawn {
+                    Some(from_file.unwrap_or(to % 8))
+                } else {
+                    from_file
+                };
+                !m.is_castle()
+                    && m.role().upper_char() == role.char()
+                    && m.to() as u8 == to
+                    && file.is_none_or(|f| from as u8 % 8 == f)
+                    && from_rank.is_none_or(|r| from as u8 / 8 == r)
+                    && m.promotion() == promotion_of(promotion)
+            }
+        })
+        .collect()
+}
+
+/// The kinds of `setup_checks` rows a set-up should give, by python-chess 1.11's
+/// `Board.status()` rules (over shakmaty's attack tables): `kings_adjacent` /
+/// `opposite_check` when the side not to move is in check (by the king / by other pieces),
+/// `too_many_checkers` for more than two checkers, `impossible_check` for two checkers on
+/// one line with the king, and again for a check that the double step of a valid en passant
+/// square cannot have given (more than one checker, or a checker other than the pushed pawn
+/// that reaches the king with the pawn back on its start square).
+fn status_kinds(fen: &str) -> Vec<&'static str> {
+    let setup = Fen::from_ascii(fen.as_bytes())
+        .unwrap_or_else(|e| panic!("{fen}: {e}"))
+        .into_setup();
+    let b = &setup.board;
+    let us = setup.turn;
+    let occ = b.occupied();
+    let mut kinds = vec![];
+    let their_king = b.king_of(!us).expect("king");
+    let giving = b.attacks_to(their_king, us, occ);
+    if giving.any() {
+        kinds.push(if (giving & b.kings()).any() {
+            "kings_adjacent"
+        } else {
+            "opposite_check"
+        });
+    }
+    let king = b.king_of(us).expect("king");
+    let checkers = b.attacks_to(king, !us, occ);
+    if checkers.count() > 2 {
+        kinds.push("too_many_checkers");
+    }
+    if let (2, Some(a), Some(c)) = (checkers.count(), checkers.first(), checkers.last())
+        && attacks::ray(a, c).contains(king)
+    {
+        kinds.push("impossible_check");
+    }
+    // python-chess `_valid_ep_square`: on the third rank of the side that moved, its pawn
+    // pushed past it, the square and the start square empty
+    let valid_ep = setup.ep_square.filter(|&ep| {
+        let (rank, pushed, start) = match us {
+            Color::White => (5, ep as i32 - 8, ep as i32 + 8),
+            Color::Black => (2, ep as i32 + 8, ep as i32 - 8),
+        };
+        ep.rank() as u32 == rank
+            && b.piece_at(Square::new(pushed as u32))
+                == Some(shakmaty::Piece {
+                    color: !us,
+                    role: Role::Pawn,
+                })
+            && !occ.contains(ep)
+            && !occ.contains(Square::new(start as u32))
+    });
+    if let Some(ep) = valid_ep
+        && checkers.any()
+    {
+        let (pushed, start) = match us {
+            Color::White => (Square::new(ep as u32 - 8), Square::new(ep as u32 + 8)),
+            Color::Black => (Square::new(ep as u32 + 8), Square::new(ep as u32 - 8)),
+        };
+        let before = occ.without(pushed).with(start);
+        if checkers.count() > 1
+            || (checkers.first() != Some(pushed) && b.attacks_to(king, !us, before).any())
+        {
+            kinds.push("impossible_check");
+        }
+    }
+    kinds.sort();
+    kinds
 }
 
 /// The square-set columns of each kind of piece, in `Role` order.
@@ -523,13 +847,21 @@ fn row_uci(r: &Row) -> String {
     )
 }
 
-/// Rows by position of the case (`position_id`, or `root_id` for the perft nodes of
-/// `perft_frontier`, whose roots are the case's positions).
-fn by_position(rows: &[Row], case: &Case) -> Vec<Vec<Row>> {
+/// Rows by position of the case (`position_id`; `root_id` for the perft nodes, whose roots are
+/// the case's positions; the parent of `reply_counts`' child positions).
+fn by_position(stage: &str, rows: &[Row], case: &Case) -> Vec<Vec<Row>> {
     let mut out = vec![vec![]; case.fens.len()];
     for r in rows {
-        let id = r.get("position_id").or_else(|| r.get("root_id"));
-        out[id.expect("position_id").u64() as usize].push(r.clone());
+        let id = match stage {
+            // the nodes of the perft tree: by their root, one of the case's positions
+            "perft_children" | "perft_frontier" | "perft_merge" | "perft_counts" => {
+                r["root_id"].u64()
+            }
+            // the positions after a checking move: by the position it was played in
+            "reply_counts" => r["child_id"].u64() / CHILD_STRIDE,
+            _ => r["position_id"].u64(),
+        };
+        out[id as usize].push(r.clone());
     }
     out
 }
@@ -600,13 +932,63 @@ fn pseudo_legal(pos: &Chess) -> BTreeSet<(u32, u32, Option<String>, bool, Option
 
 /// Checks a case's rows against shakmaty, for the stages whose meaning shakmaty states.
 fn facts(stage: &str, case: &Case, rows: &[Row]) {
-    let per = by_position(rows, case);
+    let per = by_position(stage, rows, case);
     for (i, fen) in case.fens.iter().enumerate() {
-        let pos = position(fen);
-        let b = pos.board();
-        let us = pos.turn();
         let rows = &per[i];
         let ctx = format!("{stage}, case {:?}, {fen}", case.title);
+        if stage == "setup_checks" {
+            // set-ups shakmaty may refuse to play: the rules on the board as set up
+            let mut got: Vec<&str> = rows
+                .iter()
+                .map(|r| r["kind"].text().expect("kind"))
+                .collect();
+            got.sort();
+            let want = status_kinds(fen);
+            assert_eq!(got, want, "{ctx}");
+            // shakmaty's own check: the same opposite checks; the same impossible checks but
+            // for its rule that two knights or pawns cannot both give check, which
+            // python-chess has not
+            let mode = if case.chess960[i] {
+                CastlingMode::Chess960
+            } else {
+                CastlingMode::Standard
+            };
+            let shakmaty = Fen::from_ascii(fen.as_bytes())
+                .expect("fen")
+                .into_position::<Chess>(mode)
+                .err()
+                .map(|e| e.kinds())
+                .unwrap_or(PositionErrorKinds::empty());
+            let opposite = got
+                .iter()
+                .any(|k| *k == "kings_adjacent" || *k == "opposite_check");
+            assert_eq!(
+                shakmaty.contains(PositionErrorKinds::OPPOSITE_CHECK),
+                opposite,
+                "{ctx}"
+            );
+            let b = Fen::from_ascii(fen.as_bytes()).expect("fen").into_setup();
+            let steppers = b.board.attacks_to(
+                b.board.king_of(b.turn).expect("king"),
+                !b.turn,
+                b.board.occupied(),
+            ) & b.board.steppers();
+            if !steppers.more_than_one() {
+                let impossible = got
+                    .iter()
+                    .any(|k| *k == "impossible_check" || *k == "too_many_checkers");
+                assert_eq!(
+                    shakmaty.contains(PositionErrorKinds::IMPOSSIBLE_CHECK),
+                    impossible,
+                    "{ctx}"
+                );
+            }
+            continue;
+        }
+        let chess960 = case.chess960[i];
+        let pos = position_in(fen, chess960);
+        let b = pos.board();
+        let us = pos.turn();
         let legal = pos.legal_moves();
         let legal_uci: BTreeSet<String> = legal.iter().map(uci).collect();
         let king = b.king_of(us).expect("king");
@@ -984,7 +1366,308 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                     );
                 }
             }
-            _ => {}
+            "king_lines" => {
+                // (slider, king, own king, pieces between, lowest square between, and whether
+                // that piece is the side to move's when it is the only one)
+                type Line = (u32, u32, bool, i64, Option<u32>, Option<bool>);
+                let got: BTreeSet<Line> = rows
+                    .iter()
+                    .map(|r| {
+                        let n = r["n_between"].int().expect("n_between");
+                        (
+                            sq(&r["slider_sq"]) as u32,
+                            sq(&r["king_sq"]) as u32,
+                            r["own_king"].bool(),
+                            n,
+                            r["between_sq"].int().map(|s| s as u32),
+                            (n == 1).then(|| r["between_own"].bool()),
+                        )
+                    })
+                    .collect();
+                assert_eq!(got.len(), rows.len(), "{ctx}: a line twice");
+                let occ = b.occupied();
+                let mut want: BTreeSet<Line> = BTreeSet::new();
+                for kc in Color::ALL {
+                    let k = b.king_of(kc).expect("king");
+                    let sliders = b.iter().filter(|(_, p)| {
+                        p.color != kc && matches!(p.role, Role::Bishop | Role::Rook | Role::Queen)
+                    });
+                    for (s, p) in sliders {
+                        if !attacks::attacks(s, p, Bitboard(0)).contains(k) {
+                            continue;
+                        }
+                        let between = attacks::between(s, k) & occ;
+                        let n = between.count();
+                        if n > 2 {
+                            continue;
+                        }
+                        let low = between.first();
+                        want.insert((
+                            s as u32,
+                            k as u32,
+                            kc == us,
+                            n as i64,
+                            low.map(|s| s as u32),
+                            (n == 1).then(|| b.color_at(low.expect("low")) == Some(us)),
+                        ));
+                    }
+                }
+                assert_eq!(got, want, "{ctx}");
+            }
+            "move_checks" | "checking_moves" | "reply_counts" | "move_flags" => {
+                // the legal moves giving check, with the position after each
+                let checking: Vec<(Move, Chess)> = legal
+                    .iter()
+                    .map(|m| (*m, pos.clone().play(*m).expect("play")))
+                    .filter(|(_, after)| after.is_check())
+                    .collect();
+                match stage {
+                    "move_checks" => {
+                        let got: BTreeSet<u64> =
+                            rows.iter().map(|r| r["move_code"].u64()).collect();
+                        assert_eq!(got.len(), rows.len(), "{ctx}: a move twice");
+                        let want: BTreeSet<u64> =
+                            checking.iter().map(|(m, _)| code_of(m)).collect();
+                        assert_eq!(got, want, "{ctx}");
+                    }
+                    "checking_moves" => {
+                        let got: BTreeSet<(String, u64, u64, bool)> = rows
+                            .iter()
+                            .map(|r| {
+                                (
+                                    row_uci(r),
+                                    r["move_code"].u64(),
+                                    r["child_id"].u64(),
+                                    r["is_null"].bool(),
+                                )
+                            })
+                            .collect();
+                        assert_eq!(got.len(), rows.len(), "{ctx}: a move twice");
+                        let want: BTreeSet<(String, u64, u64, bool)> = checking
+                            .iter()
+                            .map(|(m, _)| (uci(m), code_of(m), child_of(i, m), false))
+                            .collect();
+                        assert_eq!(got, want, "{ctx}");
+                    }
+                    "reply_counts" => {
+                        // positions with no reply (checkmate) have no row
+                        let got: BTreeSet<(u64, i64)> = rows
+                            .iter()
+                            .map(|r| (r["child_id"].u64(), r["n_replies"].int().expect("n")))
+                            .collect();
+                        assert_eq!(got.len(), rows.len(), "{ctx}: a child twice");
+                        let want: BTreeSet<(u64, i64)> = checking
+                            .iter()
+                            .map(|(m, after)| (child_of(i, m), after.legal_moves().len() as i64))
+                            .filter(|(_, n)| *n > 0)
+                            .collect();
+                        assert_eq!(got, want, "{ctx}");
+                    }
+                    _ => {
+                        let got: BTreeSet<(u64, bool, bool)> = rows
+                            .iter()
+                            .map(|r| {
+                                (
+                                    r["move_code"].u64(),
+                                    r["is_check"].bool(),
+                                    r["is_mate"].bool(),
+                                )
+                            })
+                            .collect();
+                        assert_eq!(got.len(), rows.len(), "{ctx}: a move twice");
+                        let want: BTreeSet<(u64, bool, bool)> = checking
+                            .iter()
+                            .map(|(m, after)| (code_of(m), true, after.is_checkmate()))
+                            .collect();
+                        assert_eq!(got, want, "{ctx}");
+                    }
+                }
+            }
+            "perft_moves" => {
+                let got: BTreeSet<(String, u64, u64, bool)> = rows
+                    .iter()
+                    .map(|r| {
+                        (
+                            row_uci(r),
+                            r["move_code"].u64(),
+                            r["child_id"].u64(),
+                            r["is_null"].bool(),
+                        )
+                    })
+                    .collect();
+                assert_eq!(got.len(), rows.len(), "{ctx}: a move twice");
+                let want: BTreeSet<(String, u64, u64, bool)> = legal
+                    .iter()
+                    .map(|m| (uci(m), code_of(m), child_of(i, m), false))
+                    .collect();
+                assert_eq!(got, want, "{ctx}");
+            }
+            "perft_children" => {
+                // one child node per legal move, with the root's multiplicity
+                let got: BTreeSet<(u64, u64)> = rows
+                    .iter()
+                    .map(|r| (r["position_id"].u64(), r["multiplicity"].u64()))
+                    .collect();
+                assert_eq!(got.len(), rows.len(), "{ctx}: a child twice");
+                let want: BTreeSet<(u64, u64)> = legal
+                    .iter()
+                    .map(|m| (child_of(i, m), i as u64 + 1))
+                    .collect();
+                assert_eq!(got, want, "{ctx}");
+            }
+            "perft_merge" => {
+                // the nodes two plies down, one per root and position key, with the number of
+                // move pairs reaching it times the root's multiplicity
+                let mut want: BTreeMap<PerftKey, u64> = BTreeMap::new();
+                for m in &legal {
+                    let after = pos.clone().play(*m).expect("play");
+                    for reply in after.legal_moves() {
+                        let key = perft_key(&after.clone().play(reply).expect("play"));
+                        *want.entry(key).or_default() += i as u64 + 1;
+                    }
+                }
+                let got: BTreeMap<PerftKey, u64> = rows
+                    .iter()
+                    .map(|r| {
+                        let n = r["multiplicity"].u64();
+                        assert_eq!(r["approx_multiplicity"].float(), n as f64, "{ctx}");
+                        (row_perft_key(r), n)
+                    })
+                    .collect();
+                assert_eq!(got.len(), rows.len(), "{ctx}: a key twice");
+                assert_eq!(got, want, "{ctx}");
+            }
+            "perft_counts" => {
+                // the leaves three plies down, times the root's multiplicity
+                let n = shakmaty::perft(&pos, 3) * (i as u64 + 1);
+                let got: Vec<(u64, f64)> = rows
+                    .iter()
+                    .map(|r| (r["nodes"].u64(), r["approx_nodes"].float()))
+                    .collect();
+                let want: Vec<(u64, f64)> = if n == 0 { vec![] } else { vec![(n, n as f64)] };
+                assert_eq!(got, want, "{ctx}");
+            }
+            "position_keys" => {
+                assert_eq!(rows.len(), 1, "{ctx}");
+                let r = &rows[0];
+                assert_eq!(r["white"].u64(), b.white().0, "{ctx}: white");
+                assert_eq!(r["black"].u64(), b.black().0, "{ctx}: black");
+                for (n, role) in ROLE_SETS {
+                    assert_eq!(r[n].u64(), b.by_role(role).0, "{ctx}: {n}");
+                }
+                assert_eq!(r["side_to_move"].text(), Some(color_letter(us)), "{ctx}");
+                let rooks = u64::from(pos.castles().castling_rights());
+                assert_eq!(r["castling"].u64(), rooks, "{ctx}: castling");
+                let ep = pos.ep_square(EnPassantMode::Always).map(|s| s as i64);
+                assert_eq!(r["ep_square"].int(), ep, "{ctx}: ep_square");
+            }
+            "flipped_positions" => {
+                if case.tokens[i].is_none() {
+                    assert!(rows.is_empty(), "{ctx}: no token, rows {rows:?}");
+                    continue;
+                }
+                assert_eq!(rows.len(), 1, "{ctx}");
+                let r = &rows[0];
+                assert_eq!(r["side_to_move"].text(), Some(color_letter(!us)), "{ctx}");
+                let rooks = u64::from(pos.castles().castling_rights());
+                assert_eq!(r["castling"].u64(), rooks, "{ctx}: castling");
+                assert_eq!(r["chess960"].bool(), chess960, "{ctx}");
+                assert_eq!(r["ep_square"], Value::Null, "{ctx}");
+                assert_eq!(
+                    r["halfmove_clock"].int(),
+                    Some(pos.halfmoves() as i64),
+                    "{ctx}"
+                );
+                assert_eq!(
+                    r["fullmove_number"].int(),
+                    Some(pos.fullmoves().get() as i64),
+                    "{ctx}"
+                );
+            }
+            "token_matches" | "token_verdicts" | "token_moves" => {
+                let Some(token) = case.tokens[i].as_deref() else {
+                    assert!(rows.is_empty(), "{ctx}: no token, rows {rows:?}");
+                    continue;
+                };
+                let ctx = format!("{ctx} {token}");
+                let lexed = parse_san(token).expect("token").0;
+                let matches = parse_san_matches(&pos, chess960, &lexed);
+                match stage {
+                    "token_matches" => {
+                        // by move code too: in Chess960 a castling and a king step can share
+                        // their UCI (f1g1)
+                        let got: BTreeSet<(u64, String)> = rows
+                            .iter()
+                            .map(|r| (r["move_code"].u64(), row_uci(r)))
+                            .collect();
+                        assert_eq!(got.len(), rows.len(), "{ctx}: a move twice");
+                        let want: BTreeSet<(u64, String)> =
+                            matches.iter().map(|m| (code_of(m), uci(m))).collect();
+                        assert_eq!(got, want, "{ctx}");
+                    }
+                    "token_verdicts" => {
+                        assert_eq!(rows.len(), 1, "{ctx}");
+                        let r = &rows[0];
+                        assert_eq!(r["n_matches"].int(), Some(matches.len() as i64), "{ctx}");
+                        // a piece of the side to move of the token's kind on a square of the
+                        // token's file and rank (a pawn token's file: the target's if none),
+                        // any piece on a full origin square
+                        let own = b.by_color(us);
+                        let has_piece = match lexed {
+                            SanToken::Normal {
+                                role,
+                                from_file,
+                                from_rank,
+                                to,
+                                ..
+                            } => {
+                                let role = Role::from_char(role.char()).expect("role");
+                                let file = if role == Role::Pawn {
+                                    Some(from_file.unwrap_or(to % 8))
+                                } else {
+                                    from_file
+                                };
+                                (own & b.by_role(role)).into_iter().any(|s| {
+                                    file.is_none_or(|f| s as u8 % 8 == f)
+                                        && from_rank.is_none_or(|r| s as u8 / 8 == r)
+                                })
+                            }
+                            SanToken::FromTo { from, .. } => own.contains(Square::new(from as u32)),
+                            SanToken::Castle { .. } | SanToken::Null => false,
+                        };
+                        assert_eq!(r["has_piece"].bool(), has_piece, "{ctx}: has_piece");
+                    }
+                    _ => {
+                        if matches!(lexed, SanToken::Null) {
+                            // the turn passes: a null move of the side to move
+                            assert_eq!(rows.len(), 1, "{ctx}");
+                            let r = &rows[0];
+                            assert!(r["is_null"].bool(), "{ctx}");
+                            assert_eq!(r["move_code"].int(), Some(-1), "{ctx}");
+                            assert_eq!(r["color"].text(), Some(color_letter(us)), "{ctx}");
+                            assert_eq!(r["child_id"].u64(), i as u64, "{ctx}");
+                            continue;
+                        }
+                        let [m] = matches[..] else {
+                            assert!(
+                                rows.is_empty(),
+                                "{ctx}: {} matches, rows {rows:?}",
+                                matches.len()
+                            );
+                            continue;
+                        };
+                        assert_eq!(rows.len(), 1, "{ctx}");
+                        let r = &rows[0];
+                        assert_eq!(row_uci(r), uci(&m), "{ctx}");
+                        assert_eq!(r["move_code"].u64(), code_of(&m), "{ctx}");
+                        assert_eq!(r["child_id"].u64(), i as u64, "{ctx}");
+                        assert!(!r["is_null"].bool(), "{ctx}");
+                        assert_eq!(r["is_castling"].bool(), m.is_castle(), "{ctx}");
+                        assert_eq!(r["is_en_passant"].bool(), m.is_en_passant(), "{ctx}");
+                    }
+                }
+            }
+            other => panic!("no facts for stage {other} in tests/stages.rs"),
         }
     }
 }
@@ -1024,6 +1707,7 @@ fn double_step_positions(seed: u64, n: usize) -> Vec<(String, String)> {
 fn case_of(title: &str, fens: Vec<String>, tokens: Vec<Option<String>>) -> Case {
     Case {
         title: title.to_string(),
+        chess960: vec![false; fens.len()],
         fens,
         tokens,
         columns: vec![],

@@ -683,7 +683,7 @@ fn row_perft_key(r: &Row) -> PerftKey {
 /// king's move; the promotion piece (or none) as the token's. No move for a null move.
 fn parse_san_matches(pos: &Chess, chess960: bool, token: &SanToken) -> Vec<Move> {
     let promotion_of =
-        |p: Option<sqlchess::chess::fen::Role>| p.map(|p| Role::from_char(p.char()).expect("role"));
+        |p: Option<sqlchess::chess::role::Role>| p.map(|p| Role::from_char(p.char()).expect("role"));
     pos.legal_moves()
         .into_iter()
         .filter(|m| match *token {

@@ -682,8 +682,9 @@ fn row_perft_key(r: &Row) -> PerftKey {
 /// target, a castling written as the king taking its rook or, in standard chess only, as the
 /// king's move; the promotion piece (or none) as the token's. No move for a null move.
 fn parse_san_matches(pos: &Chess, chess960: bool, token: &SanToken) -> Vec<Move> {
-    let promotion_of =
-        |p: Option<sqlchess::chess::role::Role>| p.map(|p| Role::from_char(p.char()).expect("role"));
+    let promotion_of = |p: Option<sqlchess::chess::role::Role>| {
+        p.map(|p| Role::from_char(p.char()).expect("role"))
+    };
     pos.legal_moves()
         .into_iter()
         .filter(|m| match *token {
@@ -832,6 +833,21 @@ fn color_letter(c: Color) -> &'static str {
 
 fn uci(m: &Move) -> String {
     m.to_uci(CastlingMode::Standard).to_string()
+}
+
+/// The moves of rows that lead to child positions (`perft_moves`, `checking_moves`): UCI,
+/// move code, child id, null move.
+fn child_moves(rows: &[Row]) -> BTreeSet<(String, u64, u64, bool)> {
+    rows.iter()
+        .map(|r| {
+            (
+                row_uci(r),
+                r["move_code"].u64(),
+                r["child_id"].u64(),
+                r["is_null"].bool(),
+            )
+        })
+        .collect()
 }
 
 /// UCI of a row with from_sq, to_sq and promotion.
@@ -1431,17 +1447,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                         assert_eq!(got, want, "{ctx}");
                     }
                     "checking_moves" => {
-                        let got: BTreeSet<(String, u64, u64, bool)> = rows
-                            .iter()
-                            .map(|r| {
-                                (
-                                    row_uci(r),
-                                    r["move_code"].u64(),
-                                    r["child_id"].u64(),
-                                    r["is_null"].bool(),
-                                )
-                            })
-                            .collect();
+                        let got = child_moves(rows);
                         assert_eq!(got.len(), rows.len(), "{ctx}: a move twice");
                         let want: BTreeSet<(String, u64, u64, bool)> = checking
                             .iter()
@@ -1484,17 +1490,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 }
             }
             "perft_moves" => {
-                let got: BTreeSet<(String, u64, u64, bool)> = rows
-                    .iter()
-                    .map(|r| {
-                        (
-                            row_uci(r),
-                            r["move_code"].u64(),
-                            r["child_id"].u64(),
-                            r["is_null"].bool(),
-                        )
-                    })
-                    .collect();
+                let got = child_moves(rows);
                 assert_eq!(got.len(), rows.len(), "{ctx}: a move twice");
                 let want: BTreeSet<(String, u64, u64, bool)> = legal
                     .iter()

@@ -1,7 +1,7 @@
 //! Batch validation extras: the per-ply table (`validate --plies`, [`validate_games_with`])
 //! checked against shakmaty, and `result_consistent` on pgn-extract's fix-result-tags input.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

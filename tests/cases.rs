@@ -3,7 +3,7 @@
 //! passant marks, the `½-½` result marker, Windows-1252 files, and set-ups whose en passant
 //! square contradicts the check the side to move is in.
 
-mod common;
+use crate::common;
 
 use common::{engine, rt, setup, validate_text};
 use sqlchess::pgn::PgnReader;

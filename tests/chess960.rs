@@ -3,7 +3,7 @@
 //! (the known traps, each checked against shakmaty in Chess960 mode), perft rows, PGN
 //! `Variant` tags, and UCI castling in both modes.
 
-mod common;
+use crate::common;
 use common::*;
 
 use shakmaty::fen::Fen;

@@ -1,6 +1,6 @@
 //! Engine tests that need nothing outside the repository.
 
-mod common;
+use crate::common;
 use common::*;
 
 use sqlchess::Setup;

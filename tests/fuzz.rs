@@ -11,10 +11,10 @@
 //! hundred mutated inputs.
 //!
 //! Counts: 10,000 executions of each kind by default; `SQLCHESS_FUZZ_EXECS=1000000 cargo test
-//! --release --test fuzz -- --nocapture` for the opt-in run. `SQLCHESS_FUZZ_SEED` changes
+//! --release --test tests -- fuzz:: --nocapture` for the opt-in run. `SQLCHESS_FUZZ_SEED` changes
 //! the seed; a failure prints the input (escaped) that caused it.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -3,7 +3,7 @@
 //! `--memory-limit` stops a run that cannot stay within it with an error naming the limit
 //! (exit 2); perft stays within it (levels spilled to disk, positions in chunks).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

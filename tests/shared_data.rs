@@ -5,7 +5,7 @@
 //! bad/illegal.csv, differential testing against shakmaty (`heavy/differential.rs`) and the
 //! same answers whatever the settings (`heavy/settings.rs`).
 
-mod common;
+use crate::common;
 use common::*;
 
 #[path = "heavy/differential.rs"]
@@ -21,7 +21,7 @@ use sqlchess::chess::outcome::FinalStatus;
 use sqlchess::pgn::PgnReader;
 use sqlchess::validate::{ErrorKind, GameReport, validate_games};
 
-fn shared(name: &str) -> PathBuf {
+pub(crate) fn shared(name: &str) -> PathBuf {
     let root = std::env::var("SQLCHESS_SHARED_DATA")
         .map(PathBuf::from)
         .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
@@ -73,7 +73,7 @@ fn perft_suite_rows_up_to_10000_nodes() {
     });
 }
 
-/// Opt-in (`cargo test --release --features shared-data --test shared_data -- --ignored`):
+/// Opt-in (`cargo test --release --features shared-data --test tests -- shared_data:: --ignored`):
 /// every Chess960 row of perft.csv with more than 10^5 and at most 10^6 nodes (703 rows,
 /// 371 million nodes; the rows up to 10^5 are in the heavy run above).
 #[test]

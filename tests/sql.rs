@@ -4,7 +4,7 @@
 //! rules), the `sqlchess sql` command (formats, scripts, COPY, exit codes), byte ranges of
 //! one file read as several partitions, chunk sizes, plans that travel through the codecs.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::Arc;

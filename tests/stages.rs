@@ -28,7 +28,7 @@
 //! Every stage of [`sqlchess::stages::Stage::ALL`] has its file, and every file names a stage
 //! (`every_stage_has_a_file`).
 //!
-//! `SQLCHESS_BLESS=1 cargo test --release --test stages` rewrites the expected rows of every
+//! `SQLCHESS_BLESS=1 cargo test --release --test tests -- stages::` rewrites the expected rows of every
 //! file with what the engine gives, for review with `git diff`. Blessing cannot make a wrong
 //! value pass unnoticed: besides the comparison with the file, every case of every stage is
 //! checked by [`facts`] against shakmaty 0.30 (legal moves, SAN, checks, mates, pins, attacks,
@@ -36,7 +36,7 @@
 //! `Board.parse_san` rules over shakmaty's legal moves, the set-up checks by python-chess's
 //! `Board.status()` rules over shakmaty's attacks), in both modes.
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::collections::{BTreeMap, BTreeSet};

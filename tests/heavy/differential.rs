@@ -33,7 +33,7 @@ use crate::common::{Rng, engine, env_count, moves_by_position, rt};
 
 /// Real-game positions of the shared data (standard ones), as shakmaty positions.
 fn real_positions() -> Vec<Chess> {
-    let file = std::fs::File::open(crate::shared("oracle/positions.csv.gz"))
+    let file = std::fs::File::open(super::shared("oracle/positions.csv.gz"))
         .expect("oracle/positions.csv.gz");
     let mut rdr = csv::Reader::from_reader(flate2::read::GzDecoder::new(file));
     let out: Vec<Chess> = rdr

@@ -97,7 +97,7 @@ fn same_answers(inputs: &[PathBuf], batches: &[Option<&str>], plies: bool, dir: 
 fn all_shared() -> Vec<PathBuf> {
     let dirs: Vec<PathBuf> = ["pgn", "sample.pgn", "chess960", "bad"]
         .iter()
-        .map(|p| crate::shared(p))
+        .map(|p| super::shared(p))
         .filter(|p| p.exists())
         .collect();
     sqlchess::io::input::expand(&dirs)

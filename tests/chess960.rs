@@ -31,7 +31,7 @@ fn shakmaty_moves(fen: &str) -> Vec<(String, String)> {
         .map(|m| {
             (
                 m.to_uci(CastlingMode::Chess960).to_string(),
-                SanPlus::from_move(pos.clone(), m.clone()).to_string(),
+                SanPlus::from_move(pos.clone(), *m).to_string(),
             )
         })
         .collect();
@@ -254,9 +254,9 @@ fn playouts_from_chess960_setups_match_shakmaty() {
                 let castles: Vec<_> = moves.iter().filter(|m| m.is_castle()).collect();
                 let m = if !castles.is_empty() {
                     castled += 1;
-                    castles[next() % castles.len()].clone()
+                    *castles[next() % castles.len()]
                 } else {
-                    moves[next() % moves.len()].clone()
+                    moves[next() % moves.len()]
                 };
                 pos.play_unchecked(m);
             }

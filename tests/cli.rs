@@ -948,7 +948,8 @@ fn compressed_stdin_and_multi_member_files() {
             .collect()
     };
     let want = strip(want);
-    let codecs: [(&str, &dyn Fn(&[u8]) -> Vec<u8>); 3] = [("gz", &gz), ("bz2", &bz), ("zst", &zst)];
+    type Encoder<'a> = &'a dyn Fn(&[u8]) -> Vec<u8>;
+    let codecs: [(&str, Encoder); 3] = [("gz", &gz), ("bz2", &bz), ("zst", &zst)];
     for (ext, enc) in codecs {
         let out = run(&["validate", "-", "--format", "csv"], &enc(&pgn));
         assert_eq!(out.status.code(), Some(0), "{ext} on stdin: {}", show(&out));
@@ -977,7 +978,7 @@ fn shakmaty_move_lines(fen: &str, mode: shakmaty::CastlingMode) -> Vec<String> {
         .legal_moves()
         .iter()
         .map(|m| {
-            let san = SanPlus::from_move(pos.clone(), m.clone());
+            let san = SanPlus::from_move(pos.clone(), *m);
             format!("{san}\t{}", m.to_uci(mode))
         })
         .collect();

@@ -154,7 +154,7 @@ fn ctrl_c_stops_validate_cleanly_with_a_summary() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no summary: {err}"));
     assert!(
-        games > 0 && games < 8_000 && games % 100 == 0,
+        games > 0 && games < 8_000 && games.is_multiple_of(100),
         "{games}: {err}"
     );
     let partial = dir.join("report.csv.partial");

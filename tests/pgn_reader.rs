@@ -67,9 +67,10 @@ fn check(name: &str, games: &[RawGame], expected: &[Expect]) {
                 assert_eq!(g.moves.len(), n, "{name} game {}: plies", g.index);
             }
             Fault(kind, ply) => {
-                let f = g.fault.as_ref().unwrap_or_else(|| {
-                    panic!("{name} game {}: expected fault {kind}", g.index)
-                });
+                let f = g
+                    .fault
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("{name} game {}: expected fault {kind}", g.index));
                 assert_eq!((f.kind, f.ply), (kind, ply), "{name} game {}", g.index);
             }
             NoFault => assert_eq!(g.fault, None, "{name} game {}", g.index),
@@ -387,9 +388,9 @@ fn movetext_tokens() {
     assert_eq!(
         moves(&g[0]),
         [
-            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5",
-            "Bb3", "d6", "c3", "O-O+", "h3#", "--", "Z0", "0000", "@@@@", "Sf3", "Qz9",
-            "0-0-0-0", "e9", "e8=Q+"
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3",
+            "d6", "c3", "O-O+", "h3#", "--", "Z0", "0000", "@@@@", "Sf3", "Qz9", "0-0-0-0", "e9",
+            "e8=Q+"
         ]
     );
     assert_eq!(g[0].result.as_deref(), Some("1/2-1/2"));
@@ -461,8 +462,7 @@ fn game_boundaries() {
 
 #[test]
 fn line_endings() {
-    let text =
-        "[Event \"1\"]\r\r1. e4\re5 *\r[Event \"2\"]\r\n\r\n1. d4\r\n% esc ( {\r\nd5 *\n";
+    let text = "[Event \"1\"]\r\r1. e4\re5 *\r[Event \"2\"]\r\n\r\n1. d4\r\n% esc ( {\r\nd5 *\n";
     let g = read_str(text);
     assert_eq!(g.len(), 2);
     assert_eq!(moves(&g[0]), ["e4", "e5"]);
@@ -521,8 +521,7 @@ fn structural_faults() {
 
 #[test]
 fn encodings() {
-    let g =
-        read_bytes(b"[White \"M\xfcller\"]\n\n1. e4 *\n\n[White \"M\xc3\xbcller\"]\n\n1. e4 *");
+    let g = read_bytes(b"[White \"M\xfcller\"]\n\n1. e4 *\n\n[White \"M\xc3\xbcller\"]\n\n1. e4 *");
     assert_eq!(g[0].tag("White"), Some("Müller"));
     assert_eq!(g[0].encoding, Encoding::Windows1252);
     assert_eq!(g[1].tag("White"), Some("Müller"));

@@ -250,11 +250,7 @@ fn corrupted_games_report_ply_and_kind() {
         if (rep.first_illegal_ply, rep.error_kind.map(|k| k.to_string())) != want {
             wrong.push(format!(
                 "game {} token {:?}: want {want:?}, got {:?} {:?} ({:?})",
-                row[1].to_string(),
-                &row[4],
-                rep.first_illegal_ply,
-                rep.error_kind,
-                rep.error_message
+                &row[1], &row[4], rep.first_illegal_ply, rep.error_kind, rep.error_message
             ));
         }
     }

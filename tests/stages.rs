@@ -54,7 +54,7 @@ use shakmaty::{
 };
 use sqlchess::chess::san::{SanToken, parse_san};
 use sqlchess::chess::square::square_name;
-use sqlchess::engine::{CHILD_STRIDE, uci_of_code};
+use sqlchess::engine::CHILD_STRIDE;
 use sqlchess::stages::tables;
 use sqlchess::{Engine, Setup};
 
@@ -491,8 +491,9 @@ fn stem(file: &Path) -> String {
 
 /// Every pipeline stage (`Stage::ALL`, the stages the pipeline plans) has its file
 /// `tests/stages/<stage>.slt`, and every file there names a stage; every SQL file of
-/// `plans/` outside `static/` (the static tables) and `seed/` (the seed's queries, not
-/// planned) is a stage's.
+/// `plans/` outside `static/` (the static tables), `seed/` (the seed's queries, not
+/// planned) and `rules/` (the rule fragments, checked by `every_rule_fragment_is_used`) is a
+/// stage's.
 #[test]
 fn every_stage_has_a_file() {
     use sqlchess::stages::Stage;
@@ -526,7 +527,7 @@ fn every_stage_has_a_file() {
                 .to_string_lossy()
                 .replace('\\', "/");
             if path.is_dir() {
-                if rel != "plans/static" && rel != "plans/seed" {
+                if !["plans/static", "plans/seed", "plans/rules"].contains(&rel.as_str()) {
                     dirs.push(path);
                 }
             } else if rel.ends_with(".sql") {
@@ -541,6 +542,60 @@ fn every_stage_has_a_file() {
         "SQL files of plans/ that are no stage of Stage::ALL: {strays:?}"
     );
     assert_eq!(sql.len(), Stage::ALL.len(), "{sql:?}");
+}
+
+/// Every file of `plans/rules/` is a fragment of `sqlchess::stages::fragments::FRAGMENTS`
+/// that some stage or static table names (`{{name}}` or `{{name(…)}}`), and no stage or
+/// static table keeps a `{{` after its fragments are put in place.
+#[test]
+fn every_rule_fragment_is_used() {
+    use sqlchess::stages::fragments::FRAGMENTS;
+    use sqlchess::stages::{Stage, StaticTable};
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("plans/rules");
+    let files: BTreeSet<String> = std::fs::read_dir(&dir)
+        .expect("plans/rules")
+        .map(|e| stem(&e.expect("entry").path()))
+        .collect();
+    let names: BTreeSet<String> = FRAGMENTS.iter().map(|(n, _)| n.to_string()).collect();
+    assert_eq!(files, names, "plans/rules/*.sql against FRAGMENTS");
+    let written: Vec<(&str, &str)> = Stage::ALL
+        .iter()
+        .map(|s| (s.file_sql(), s.sql()))
+        .chain(StaticTable::ALL.iter().map(|t| (t.file_sql(), t.sql())))
+        .collect();
+    for (_, sql) in &written {
+        assert!(!sql.contains("{{"), "a fragment left in place:\n{sql}");
+    }
+    for (name, file) in FRAGMENTS {
+        let used = written.iter().any(|(raw, _)| {
+            raw.contains(&format!("{{{{{name}}}}}")) || raw.contains(&format!("{{{{{name}("))
+        }) || FRAGMENTS
+            .iter()
+            .any(|(_, f)| f.contains(&format!("{{{{{name}(")));
+        assert!(used, "plans/rules/{name}.sql is used by no stage");
+        // every call gives as many arguments as the fragment has parameters ($1, $2, …)
+        let parameters = (1..=20).filter(|i| file.contains(&format!("${i}"))).count();
+        for (raw, _) in &written {
+            let call = format!("{{{{{name}(");
+            for (at, _) in raw.match_indices(&call) {
+                let rest = &raw[at + call.len()..];
+                let args = &rest[..rest.find(")}}").expect("a call ends with )}}")];
+                let (mut depth, mut commas) = (0, 0);
+                for c in args.chars() {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => depth -= 1,
+                        ',' if depth == 0 => commas += 1,
+                        _ => {}
+                    }
+                }
+                assert_eq!(commas + 1, parameters, "{name}({args})");
+            }
+            if parameters == 0 {
+                assert!(!raw.contains(&call), "{name} takes no arguments");
+            }
+        }
+    }
 }
 
 #[test]
@@ -895,7 +950,10 @@ fn token_move(pos: &Chess, token: &str) -> Option<Move> {
 
 /// Pseudo-legal moves (before king safety, castling left out, promotions not expanded) as
 /// (from, to, captured, is_en_passant, cap_sq), from shakmaty's attack tables.
-fn pseudo_legal(pos: &Chess) -> BTreeSet<(u32, u32, Option<String>, bool, Option<u32>)> {
+/// A pseudo-legal move: (from, to, captured, is_en_passant, cap_sq).
+type Pseudo = (u32, u32, Option<String>, bool, Option<u32>);
+
+fn pseudo_legal(pos: &Chess) -> BTreeSet<Pseudo> {
     let b = pos.board();
     let us = pos.turn();
     let own = b.by_color(us);
@@ -1061,7 +1119,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 assert_eq!(Some(sq(&r["enemy_king_sq"])), b.king_of(!us), "{ctx}");
             }
             "pseudo_moves" => {
-                let got: BTreeSet<(u32, u32, Option<String>, bool, Option<u32>)> = rows
+                let got: BTreeSet<Pseudo> = rows
                     .iter()
                     .map(|r| {
                         (
@@ -1349,7 +1407,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 let mut want: Vec<Key> = legal
                     .iter()
                     .map(|m| {
-                        let after = pos.clone().play(m.clone()).expect("play");
+                        let after = pos.clone().play(*m).expect("play");
                         let a = after.board();
                         let sets = [a.white().0, a.black().0]
                             .into_iter()
@@ -1689,7 +1747,7 @@ fn double_step_positions(seed: u64, n: usize) -> Vec<(String, String)> {
             let fen = Fen::from_position(&pos, EnPassantMode::Always).to_string();
             if pos.ep_square(EnPassantMode::Always).is_some() {
                 with_ep.push((fen, san));
-            } else if without.len() < n && next() % 8 == 0 {
+            } else if without.len() < n && next().is_multiple_of(8) {
                 without.push((fen, san));
             }
             pos.play_unchecked(m);
@@ -1819,4 +1877,13 @@ fn repetition_key_columns_agree_between_position_keys_and_replay() {
             "key columns of {fen}"
         );
     }
+}
+
+/// A move code's squares for reading a `.slt` file (`from_sq + 64 * to_sq + 4096 *
+/// promotion_index`, promotion index 1..4 = n, b, r, q; a castling's code names the rook's
+/// square): display only, the UCI rule is `plans/rules/uci.sql`.
+fn uci_of_code(code: u32) -> String {
+    let (from, to) = ((code % 64) as u8, ((code / 64) % 64) as u8);
+    let promo = ["", "n", "b", "r", "q"][(code / 4096) as usize % 5];
+    format!("{}{}{promo}", square_name(from), square_name(to))
 }

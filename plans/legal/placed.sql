@@ -5,7 +5,7 @@
 --          bit (UInt64, 1 << square), kind (Int32: P 0, N 1, B 2, R 3, Q 4, K 5).
 WITH coded AS (
   SELECT p.position_id, p.square, p.color, p.piece,
-         CASE p.piece WHEN 'P' THEN 0 WHEN 'N' THEN 1 WHEN 'B' THEN 2 WHEN 'R' THEN 3 WHEN 'Q' THEN 4 ELSE 5 END AS kind,
+         {{role_code(p.piece)}} AS kind,
          p.color = pos.side_to_move AS own
   FROM positions pos
   JOIN pieces p ON p.position_id = pos.position_id

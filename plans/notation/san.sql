@@ -1,10 +1,8 @@
--- Stage `san`: the notation of every legal move: UCI ('e2e4', 'e7e8q'; castling as the king's
--- move 'e1g1' in standard chess, as the king taking its own rook 'e1h1' in Chess960, the
--- position's `chess960` mode) and SAN (PGN standard §8.2.3, FIDE Laws appendix C): piece letter; the file,
--- else the rank, else the square of the moving piece when another piece of the same kind can
--- legally reach the same square; 'x' for a capture (a pawn capture names its file); the
--- target; '=Q' for a promotion; 'O-O' (king to the g-file) / 'O-O-O' (to the c-file), in
--- Chess960 too; '+' for check, '#' for checkmate.
+-- Stage `san`: the notation of every legal move: UCI (rule `uci` of plans/rules/: 'e2e4',
+-- 'e7e8q'; castling as the king's move 'e1g1' in standard chess, as the king taking its own
+-- rook 'e1h1' in Chess960, the position's `chess960` mode) and SAN (rule `san`: PGN standard
+-- §8.2.3, FIDE Laws appendix C; its rivals, the other pieces of the kind that legally reach
+-- the target, from all legal moves here), with '+' for check, '#' for checkmate.
 -- Reads `move_flags` (position_id, move_code, is_check, is_mate).
 -- This is the first of the two SAN writers: `replay_plies` names the one move replay
 -- accepted, from its rivals alone, for speed; tests/batch.rs
@@ -35,29 +33,15 @@ notes AS (
 SELECT l.position_id, l.move_code, l.color, l.piece, l.from_sq, l.to_sq, l.promotion, l.captured,
        l.is_capture, l.is_en_passant, l.is_castling, l.cap_sq, l.rook_from, l.rook_to,
        l.from_name, t.name AS to_name,
-       l.from_name
-         || CASE WHEN l.is_castling AND l.chess960 THEN chr(97 + l.rook_from % 8) || chr(49 + l.rook_from / 8)
-                 ELSE t.name END
-         || COALESCE(lower(l.promotion), '') AS uci,
-       CASE
-         WHEN l.is_castling THEN CASE WHEN l.to_sq % 8 = 6 THEN 'O-O' ELSE 'O-O-O' END
-         WHEN l.piece = 'P' THEN
-           CASE WHEN l.is_capture THEN l.from_file || 'x' || t.name ELSE t.name END
-           || COALESCE('=' || l.promotion, '')
-         ELSE l.piece
-           || CASE WHEN l.same_file IS NULL THEN ''
-                   WHEN l.same_file = 0 THEN l.from_file
-                   WHEN l.same_rank = 0 THEN l.from_rank
-                   ELSE l.from_name END
-           || CASE WHEN l.is_capture THEN 'x' ELSE '' END
-           || t.name
-       END
+       {{uci(l.from_sq, l.to_sq, l.is_castling, l.chess960, l.rook_from, l.promotion)}} AS uci,
+       -- a rival: a row of `rivals` (same_file, same_rank: the rivals on the file and rank)
+       {{san(l.is_castling, l.to_sq, l.piece, l.is_capture, l.from_sq, l.promotion, l.same_file IS NOT NULL, l.same_file > 0, l.same_rank > 0)}}
        || CASE WHEN l.is_mate THEN '#' WHEN l.is_check THEN '+' ELSE '' END AS san,
        COALESCE(l.is_check, false) AS is_check,
        COALESCE(l.is_mate, false) AS is_mate
 FROM squares t
 JOIN (
-  SELECT l.*, f.name AS from_name, f.file_name AS from_file, f.rank_name AS from_rank
+  SELECT l.*, f.name AS from_name
   FROM squares f
   JOIN (
     SELECT l.*, pos.chess960

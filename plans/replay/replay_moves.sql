@@ -6,7 +6,8 @@
 -- along a free ray of `piece_rays`, or castling to the side named (rules as in `castling`).
 -- Each move gets the square on which its king must not be attacked afterwards (FIDE art.
 -- 3.9) and whether it is: from that square, the nearest piece along each line of
--- `square_masks`, and the knights, pawns and king a leap away. Castling adds a `transit` row
+-- `square_masks` (rules `line_pieces`, `line_attack` of plans/rules/), and the knights, pawns
+-- and king a leap away. Castling adds a `transit` row
 -- for the king's square and the squares it crosses (art. 3.8.2.2: none may be attacked;
 -- tested on the board after castling, which attacks them the same way: the squares the rook
 -- leaves or enters change no line into them that the king's target does not share, see
@@ -52,7 +53,7 @@ wanted AS (
     SELECT s.position_id, t.piece, t.to_sq, t.promotion, t.from_rank, s.occupied,
            COALESCE(t.from_file, CASE WHEN t.kind = 'pawn' THEN t.to_sq % 8 END) AS from_file,
            t.to_sq * 16 + s.color_code
-             + CASE t.piece WHEN 'P' THEN 0 WHEN 'N' THEN 1 WHEN 'B' THEN 2 WHEN 'R' THEN 3 WHEN 'Q' THEN 4 ELSE 5 END AS to_key,
+             + {{role_code(t.piece)}} AS to_key,
            CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq AS BIGINT UNSIGNED) AS to_bit,
            CASE WHEN t.piece = 'P' AND t.to_sq = s.ep_square
                 THEN CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq + CASE WHEN s.color_code = 0 THEN -8 ELSE 8 END AS BIGINT UNSIGNED)
@@ -135,10 +136,7 @@ after AS (
 lines AS (
   SELECT a.position_id, a.role, a.piece, a.from_sq, a.to_sq, a.promotion, a.is_capture,
          a.to_bit, a.vacated, a.rook_to_bit, a.rook_from, a.castling_lost,
-         m.ray_n & a.occupied_after AS on_n, m.ray_e & a.occupied_after AS on_e,
-         m.ray_ne & a.occupied_after AS on_ne, m.ray_nw & a.occupied_after AS on_nw,
-         m.ray_s & a.occupied_after AS on_s, m.ray_w & a.occupied_after AS on_w,
-         m.ray_se & a.occupied_after AS on_se, m.ray_sw & a.occupied_after AS on_sw,
+         {{line_pieces(m, a.occupied_after)}},
          a.enemy_after & (a.rooks | a.queens) AS orth,
          a.enemy_after & (a.bishops | a.queens) AS diag,
          m.knight_mask & a.enemy_after & a.knights <> 0
@@ -150,13 +148,5 @@ lines AS (
 )
 SELECT position_id, role, piece, from_sq, to_sq, promotion, is_capture, to_bit, vacated, rook_to_bit,
        rook_from, castling_lost,
-       leaper_attack
-       -- towards higher squares the nearest piece is the lowest set bit of the line, x & (0 - x)
-       OR ((on_n & (CAST(0 AS BIGINT UNSIGNED) - on_n)) | (on_e & (CAST(0 AS BIGINT UNSIGNED) - on_e))) & orth <> 0
-       OR ((on_ne & (CAST(0 AS BIGINT UNSIGNED) - on_ne)) | (on_nw & (CAST(0 AS BIGINT UNSIGNED) - on_nw))) & diag <> 0
-       -- towards lower squares it is the highest: the line's attackers, read as a number,
-       -- exceed the line's other pieces
-       OR (on_s & orth) > on_s - (on_s & orth) OR (on_w & orth) > on_w - (on_w & orth)
-       OR (on_se & diag) > on_se - (on_se & diag) OR (on_sw & diag) > on_sw - (on_sw & diag)
-       AS attacked
+       leaper_attack OR {{line_attack(orth, diag)}} AS attacked
 FROM lines

@@ -2,27 +2,20 @@
 -- `replay_verdicts`. Every set loses the squares the move empties and its target square;
 -- then the moved piece (or the promotion piece) enters the target and a castling rook its
 -- new square. Side to move, castling rights (FIDE art. 3.8.2.1: the move's `castling_lost`,
--- which `piece_rays` and `castling_rules` take from `castling_loss` and the target square, as
--- `next_positions` does), en passant square (art. 3.7.4) and clocks (art.
--- 9.3) change as in `next_positions`; this stage works on square sets, `next_positions` on
--- the `positions` rows of the full legal-move stages.
+-- which `piece_rays` and `castling_rules` take from `castling_loss` and the target square by
+-- rule `rights_lost`), en passant square (art. 3.7.4) and clocks (art. 9.3) change by rule
+-- `after_move` (plans/rules/), as in `next_positions`; this stage works on square sets,
+-- `next_positions` on the `positions` rows of the full legal-move stages.
 -- Columns: the columns of `replay_states`.
 WITH chosen AS (
   SELECT m.position_id, m.piece, m.from_sq, m.to_sq, m.is_capture, m.to_bit, m.rook_to_bit,
          m.castling_lost,
          COALESCE(m.promotion, m.piece) AS placed,
          m.vacated | m.to_bit AS cleared
-  FROM replay_verdicts v
-  JOIN replay_moves m ON m.position_id = v.position_id
-  WHERE v.accepted AND m.role = 'move' AND NOT m.attacked
+  FROM {{replay_accepted}}
 )
 SELECT s.position_id,
-       CASE WHEN s.side_to_move = 'w' THEN 'b' ELSE 'w' END AS side_to_move,
-       s.castling - (s.castling & c.castling_lost) AS castling,
-       s.chess960,
-       CAST(CASE WHEN c.piece = 'P' AND c.to_sq - c.from_sq IN (16, -16) THEN (c.from_sq + c.to_sq) / 2 END AS INT) AS ep_square,
-       CAST(CASE WHEN c.piece = 'P' OR c.is_capture THEN 0 ELSE s.halfmove_clock + 1 END AS INT) AS halfmove_clock,
-       CAST(s.fullmove_number + CASE WHEN s.side_to_move = 'b' THEN 1 ELSE 0 END AS INT) AS fullmove_number,
+       {{after_move(s.side_to_move, s.castling, c.castling_lost, s.chess960, c.piece, c.from_sq, c.to_sq, c.is_capture, s.halfmove_clock, s.fullmove_number)}},
        (s.white - (s.white & c.cleared))
          | CASE WHEN s.side_to_move = 'w' THEN c.to_bit | c.rook_to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS white,
        (s.black - (s.black & c.cleared))

@@ -6,14 +6,10 @@
 -- own pieces of its kind that legally reach its target, whatever the token named (PGN
 -- standard §8.2.3.4; `replay_moves`' `rival` rows). tests/batch.rs
 -- (`replay_plies_equal_full_stage_plies`) checks that both writers give the same ply rows on
--- every PGN file of tests/data. The rules, as in `san`: UCI ('e2e4', 'e7e8q'; castling as the
--- king's move, as the king taking its own rook in Chess960); SAN (FIDE Laws appendix C): the
--- piece letter; when a rival is legal, the file of the moving piece if no rival stands on
--- it, else its rank if no rival stands on that, else its square; 'x' for a capture (a pawn
--- capture names its file); the target; '=Q' for a promotion; 'O-O' (king to the g-file) /
--- 'O-O-O'.
+-- every PGN file of tests/data. The rules are those of `san`: `uci` and `san` of
+-- plans/rules/ (FIDE Laws appendix C, PGN standard §8.2.3).
 -- Whether the move gives check (FIDE art. 3.9): on the state after it (`replay_next`), the
--- same attack test as `replay_moves`' `attacked`, on the king of the side now to move, by the
+-- same attack test as `replay_moves`' `attacked` (rules `line_pieces`, `line_attack`), on the king of the side now to move, by the
 -- side that moved (a king never gives check). Checkmate is not decided here: a move followed
 -- by an accepted move has a legal reply, and the position after the last replayed move goes
 -- to the full stages (`position_status`), as everywhere replay stops.
@@ -27,12 +23,17 @@ WITH chosen AS (
          -- the rivals: the other squares the kind of piece legally comes from
          CASE WHEN m.piece IN ('N', 'B', 'R', 'Q')
               THEN v.kind_from - (v.kind_from & (CAST(1 AS BIGINT UNSIGNED) << CAST(m.from_sq AS BIGINT UNSIGNED)))
-              ELSE CAST(0 AS BIGINT UNSIGNED) END AS rivals,
-         chr(97 + m.from_sq % 8) AS from_file, chr(49 + m.from_sq / 8) AS from_rank,
-         chr(97 + m.to_sq % 8) || chr(49 + m.to_sq / 8) AS to_name
-  FROM replay_verdicts v
-  JOIN replay_moves m ON m.position_id = v.position_id
-  WHERE v.accepted AND m.role = 'move' AND NOT m.attacked
+              ELSE CAST(0 AS BIGINT UNSIGNED) END AS rivals
+  FROM {{replay_accepted}}
+),
+-- the rivals on the moving piece's file (its squares: 0x0101010101010101 << file) and rank
+rivals AS (
+  SELECT position_id, piece, from_sq, to_sq, promotion, is_capture, rook_from, is_castling,
+         is_en_passant,
+         COALESCE(rivals, CAST(0 AS BIGINT UNSIGNED)) <> 0 AS has_rival,
+         rivals & (CAST(72340172838076673 AS BIGINT UNSIGNED) << CAST(from_sq % 8 AS BIGINT UNSIGNED)) <> 0 AS rival_on_file,
+         rivals & (CAST(255 AS BIGINT UNSIGNED) << CAST(8 * (from_sq / 8) AS BIGINT UNSIGNED)) <> 0 AS rival_on_rank
+  FROM chosen
 ),
 -- the state after the move: the king of the side to move, and the pieces of the side that moved
 after AS (
@@ -46,10 +47,7 @@ after AS (
 -- from the king's square: the pieces on each line, the movers' line pieces and leapers
 lines AS (
   SELECT a.position_id, a.chess960,
-         m.ray_n & a.occupied AS on_n, m.ray_e & a.occupied AS on_e,
-         m.ray_ne & a.occupied AS on_ne, m.ray_nw & a.occupied AS on_nw,
-         m.ray_s & a.occupied AS on_s, m.ray_w & a.occupied AS on_w,
-         m.ray_se & a.occupied AS on_se, m.ray_sw & a.occupied AS on_sw,
+         {{line_pieces(m, a.occupied)}},
          a.movers & (a.rooks | a.queens) AS orth,
          a.movers & (a.bishops | a.queens) AS diag,
          m.knight_mask & a.movers & a.knights <> 0
@@ -60,42 +58,16 @@ lines AS (
 ),
 checks AS (
   SELECT position_id, chess960,
-         leaper_check
-         -- towards higher squares the nearest piece is the lowest set bit of the line, x & (0 - x)
-         OR ((on_n & (CAST(0 AS BIGINT UNSIGNED) - on_n)) | (on_e & (CAST(0 AS BIGINT UNSIGNED) - on_e))) & orth <> 0
-         OR ((on_ne & (CAST(0 AS BIGINT UNSIGNED) - on_ne)) | (on_nw & (CAST(0 AS BIGINT UNSIGNED) - on_nw))) & diag <> 0
-         -- towards lower squares it is the highest: the line's attackers, read as a number,
-         -- exceed the line's other pieces
-         OR (on_s & orth) > on_s - (on_s & orth) OR (on_w & orth) > on_w - (on_w & orth)
-         OR (on_se & diag) > on_se - (on_se & diag) OR (on_sw & diag) > on_sw - (on_sw & diag)
-         AS gives_check
+         leaper_check OR {{line_attack(orth, diag)}} AS gives_check
   FROM lines
 )
 SELECT c.position_id,
-       c.from_file || c.from_rank
-         || CASE WHEN c.is_castling AND k.chess960 THEN chr(97 + c.rook_from % 8) || chr(49 + c.rook_from / 8)
-                 ELSE c.to_name END
-         || COALESCE(lower(c.promotion), '') AS ply_uci,
-       CASE
-         WHEN c.is_castling THEN CASE WHEN c.to_sq % 8 = 6 THEN 'O-O' ELSE 'O-O-O' END
-         WHEN c.piece = 'P' THEN
-           CASE WHEN c.is_capture THEN c.from_file || 'x' || c.to_name ELSE c.to_name END
-           || COALESCE('=' || c.promotion, '')
-         ELSE c.piece
-           -- the squares of the moving piece's file, then of its rank
-           || CASE WHEN COALESCE(c.rivals, CAST(0 AS BIGINT UNSIGNED)) = 0 THEN ''
-                   WHEN c.rivals & (CAST(72340172838076673 AS BIGINT UNSIGNED) << CAST(c.from_sq % 8 AS BIGINT UNSIGNED)) = 0
-                     THEN c.from_file
-                   WHEN c.rivals & (CAST(255 AS BIGINT UNSIGNED) << CAST(8 * (c.from_sq / 8) AS BIGINT UNSIGNED)) = 0
-                     THEN c.from_rank
-                   ELSE c.from_file || c.from_rank END
-           || CASE WHEN c.is_capture THEN 'x' ELSE '' END
-           || c.to_name
-       END AS ply_san,
+       {{uci(c.from_sq, c.to_sq, c.is_castling, k.chess960, c.rook_from, c.promotion)}} AS ply_uci,
+       {{san(c.is_castling, c.to_sq, c.piece, c.is_capture, c.from_sq, c.promotion, c.has_rival, c.rival_on_file, c.rival_on_rank)}} AS ply_san,
        c.is_capture AS ply_capture,
        c.is_castling AS ply_castling,
        c.is_en_passant AS ply_en_passant,
        c.promotion AS ply_promotion,
        k.gives_check
 FROM checks k
-JOIN chosen c ON c.position_id = k.position_id
+JOIN rivals c ON c.position_id = k.position_id

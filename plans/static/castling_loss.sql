@@ -4,9 +4,9 @@
 -- `piece_rays.piece_key` by the moving piece and its square: a move from a square ends the
 -- right of a rook standing there, and a king's move ends every right of its colour (the
 -- rook squares of its back rank). The right of a rook captured on its square ends with the
--- target square's bit, which `next_positions` adds, and so does `piece_rays.castling_lost`
--- (the loss of each single-piece move, read by `replay_moves` and `replay_next`; castling's
--- is `castling_rules.castling_lost`).
+-- target square's bit: rule `rights_lost` (plans/rules/), which `next_positions` and
+-- `piece_rays.castling_lost` apply (the loss of each single-piece move, read by
+-- `replay_moves` and `replay_next`; castling's is `castling_rules.castling_lost`).
 -- Columns: mover_key (Int32: from_sq * 16 + 8 for black + P0 N1 B2 R3 Q4 K5), lost (UInt64).
 WITH pieces AS (
   SELECT column1 AS color, column2 AS code, column3 AS is_king FROM (VALUES

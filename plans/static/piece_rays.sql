@@ -18,7 +18,7 @@
 --          capture_bit (UInt64: to_bit for a pawn capture, else 0), attacks (Boolean: the
 --          piece attacks to_sq, i.e. the mode is not a push), castling_lost (UInt64: the
 --          castling rights, as rook squares, the move ends: `castling_loss` for the piece
---          leaving from_sq, and a rook's right on to_sq, FIDE art. 3.8.2.1; computed once here
+--          leaving from_sq, and a rook's right on to_sq, rule `rights_lost`; computed once here
 --          so that `replay_moves` carries it without a join per ply).
 WITH directions AS (
   SELECT column1 AS dir, column2 AS d_file, column3 AS d_rank, column4 AS kind FROM (VALUES
@@ -58,7 +58,7 @@ rays AS (
 steps_on_board AS (
   SELECT color, piece, from_sq,
          CASE color WHEN 'w' THEN 0 ELSE 8 END
-           + CASE piece WHEN 'P' THEN 0 WHEN 'N' THEN 1 WHEN 'B' THEN 2 WHEN 'R' THEN 3 WHEN 'Q' THEN 4 ELSE 5 END AS code,
+           + {{role_code(piece)}} AS code,
          CAST(from_sq * 16 + dir AS INT) AS ray,
          CAST(step AS INT) AS step,
          CAST(to_rank * 8 + to_file AS INT) AS to_sq,
@@ -84,6 +84,6 @@ SELECT m.color, m.piece, m.from_sq, m.piece_key, m.to_key, m.ray, m.step, m.to_s
        m.between_mask | CASE WHEN m.mode = 'push' THEN m.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS empty_mask,
        CASE WHEN m.mode = 'capture' THEN m.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS capture_bit,
        m.mode <> 'push' AS attacks,
-       l.lost | m.to_bit AS castling_lost
+       {{rights_lost(l.lost, m.to_bit)}} AS castling_lost
 FROM masked m
 JOIN castling_loss l ON l.mover_key = m.piece_key

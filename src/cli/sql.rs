@@ -101,7 +101,7 @@ pub async fn run(
         },
         (None, None) => SqlFormat::Table,
     };
-    let statements = DFParser::parse_sql(&text).map_err(|e| Error::DataFusion(e.into()))?;
+    let statements = DFParser::parse_sql(&text).map_err(Error::DataFusion)?;
     if statements.is_empty() {
         return Err(Error::Usage(
             "no SQL statement given: the query is empty (e.g. sqlchess sql \"SELECT count(*) \

@@ -228,7 +228,7 @@ fn keep_partial(
 /// Where `validate` writes its per-game rows.
 enum ReportSink {
     /// A report file (or standard output) in one of the report formats.
-    Report(ReportWriter),
+    Report(Box<ReportWriter>),
     /// One human-readable line per game on standard output.
     Lines(std::io::BufWriter<std::io::Stdout>),
 }
@@ -238,15 +238,17 @@ impl ReportSink {
     /// a format.
     fn open(out: Option<&PathBuf>, format: Option<Format>) -> Result<ReportSink> {
         Ok(match (out, format) {
-            (Some(path), Some(f)) => {
-                ReportSink::Report(ReportWriter::create(path, f, report::report_schema())?)
-            }
-            (None, Some(f)) => ReportSink::Report(ReportWriter::new(
+            (Some(path), Some(f)) => ReportSink::Report(Box::new(ReportWriter::create(
+                path,
+                f,
+                report::report_schema(),
+            )?)),
+            (None, Some(f)) => ReportSink::Report(Box::new(ReportWriter::new(
                 Box::new(std::io::stdout()),
                 STDOUT,
                 f,
                 report::report_schema(),
-            )?),
+            )?)),
             _ => ReportSink::Lines(std::io::BufWriter::new(std::io::stdout())),
         })
     }

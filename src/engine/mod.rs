@@ -93,20 +93,6 @@ impl Engine {
     }
 }
 
-/// The UCI text of a move code (`from_sq + 64 * to_sq + 4096 * promotion_index`, promotion
-/// index 1..4 = n, b, r, q), as the `san` stage writes it; a castling's code names the
-/// rook's square (`e1h1`, the Chess960 form).
-pub fn uci_of_code(code: u32) -> String {
-    let (from, to) = ((code % 64) as u8, ((code / 64) % 64) as u8);
-    let promo = ["", "n", "b", "r", "q"][(code / 4096) as usize % 5];
-    format!(
-        "{}{}{}",
-        crate::chess::square::square_name(from),
-        crate::chess::square::square_name(to),
-        promo
-    )
-}
-
 /// A current-thread Tokio runtime for one blocking thread (the pipelines of
 /// [`crate::validate::Validator`], perft's workers, the SQL functions' engines).
 ///

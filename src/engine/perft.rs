@@ -10,7 +10,7 @@ use datafusion::arrow::compute::concat_batches;
 use datafusion::arrow::datatypes::Float64Type;
 
 use super::frontier::Level;
-use super::{CHILD_STRIDE, Engine, thread_runtime, uci_of_code};
+use super::{CHILD_STRIDE, Engine, thread_runtime};
 use crate::chess::setup::Setup;
 use crate::error::{Error, Result};
 use crate::session::memory::{TableMemory, arrow_bytes};
@@ -26,6 +26,9 @@ crate::table_row! {
         approx_nodes: Option<f64>,
     }
 }
+
+/// A progress callback of [`PerftOptions::progress`], called from the workers' threads too.
+pub type ProgressFn = Arc<dyn Fn(&PerftProgress) + Send + Sync>;
 
 /// How [`Engine::perft_with`] splits its work. The defaults suit any depth; the knobs exist
 /// to test the bucketed, spilled path on small trees.
@@ -46,7 +49,7 @@ pub struct PerftOptions {
     pub spill_at: Option<u64>,
     /// Called after each chunk and each bucket with where perft is (from the workers'
     /// threads too).
-    pub progress: Option<Arc<dyn Fn(&PerftProgress) + Send + Sync>>,
+    pub progress: Option<ProgressFn>,
     /// Nodes of a level from which its chunks (and those of every later level) are shared
     /// among workers, pipelines of one partition each (one per target partition of the
     /// engine, or fewer under a small memory limit). Default [`PARALLEL_FROM`]; `Some(1)`
@@ -544,15 +547,18 @@ impl Engine {
         let children = self.loaded_setups().await?;
         let setups: Vec<Setup> = children.values().copied().collect();
         let counts = self.perft_with(&setups, depth - 1, options).await?;
+        // every child is one of the legal moves whose UCI the `san` stage wrote
         let mut out: Vec<(String, u64)> = children
             .keys()
             .zip(counts)
             .map(|(child, nodes)| {
                 let code = child % CHILD_STRIDE;
-                let text = uci.get(&code).cloned();
-                (text.unwrap_or_else(|| uci_of_code(code as u32)), nodes)
+                let text = uci.get(&code).cloned().ok_or_else(|| {
+                    Error::Internal(format!("perft --divide: move code {code} is no legal move"))
+                })?;
+                Ok((text, nodes))
             })
-            .collect();
+            .collect::<Result<_>>()?;
         out.sort();
         Ok(out)
     }

@@ -47,7 +47,9 @@ pub async fn explain(
     let (mut plans, stages) = match pipeline {
         PipelineKind::Fide => (Plans::Fide(engine.pipeline()), fide_stages(stage)?),
         PipelineKind::Seed => (
-            Plans::Seed(SeedPipeline::with_partitions(partitions(engine)).await?),
+            Plans::Seed(Box::new(
+                SeedPipeline::with_partitions(partitions(engine)).await?,
+            )),
             seed_stages(stage)?,
         ),
     };
@@ -80,7 +82,7 @@ enum Plans<'a> {
     /// Ours.
     Fide(&'a Pipeline),
     /// A seed replica made for the explanation.
-    Seed(SeedPipeline),
+    Seed(Box<SeedPipeline>),
 }
 
 impl Plans<'_> {

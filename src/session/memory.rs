@@ -520,7 +520,7 @@ pub fn suggested_limit(limit: u64) -> String {
 /// `bytes` rounded up to whole MiB, written as `--memory-limit` takes it (`96MiB`, `2GiB`).
 pub fn as_argument(bytes: u64) -> String {
     let mib = bytes.div_ceil(1 << 20);
-    if mib % 1024 == 0 {
+    if mib.is_multiple_of(1024) {
         format!("{}GiB", mib / 1024)
     } else {
         format!("{mib}MiB")

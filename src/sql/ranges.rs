@@ -165,13 +165,10 @@ pub(crate) fn partitions(
     let mut ranges: Vec<(u64, usize, PgnRange)> = vec![];
     for (i, input) in inputs.iter().enumerate() {
         let size = input.size().unwrap_or(0);
-        let pieces = if unit == 0 {
-            1
-        } else {
-            usize::try_from(size / unit)
-                .unwrap_or(usize::MAX)
-                .min(target)
-        };
+        // (a split size of 0: one piece)
+        let pieces = size
+            .checked_div(unit)
+            .map_or(1, |n| usize::try_from(n).unwrap_or(usize::MAX).min(target));
         for r in split(input, pieces)? {
             let bytes = r.end.unwrap_or(size).saturating_sub(r.start);
             ranges.push((bytes, i, r));

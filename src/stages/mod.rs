@@ -3,12 +3,14 @@
 //! chess [`Pipeline`] on the generic [`crate::session::Session`]; [`tables`] holds the input
 //! tables' schemas and their conversions from and to [`crate::Setup`]s.
 //!
-//! A stage's SQL is the file `plans/<workflow>/<name>.sql` ([`Stage::path`]).
+//! A stage's SQL is the file `plans/<workflow>/<name>.sql` ([`Stage::path`]), with the rule
+//! fragments of `plans/rules/` it names put in place ([`fragments`]).
 
 use std::str::FromStr;
 
 use crate::error::Error;
 
+pub mod fragments;
 pub mod pipeline;
 pub(crate) mod rows;
 pub mod tables;
@@ -53,11 +55,23 @@ macro_rules! sql_names {
                 }
             }
 
-            /// Its SQL text (the file, compiled in).
-            pub const fn sql(self) -> &'static str {
+            /// Its SQL file's text as written (compiled in; rule fragments not in place).
+            pub const fn file_sql(self) -> &'static str {
                 match self {
                     $($enum::$variant => include_str!(concat!("../../plans/", $folder, "/", $name, ".sql"))),*
                 }
+            }
+
+            /// Its SQL text: the file with its rule fragments of `plans/rules/` in place
+            /// ([`fragments::expand`]), what is planned.
+            pub fn sql(self) -> &'static str {
+                static TEXTS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+                    $enum::ALL
+                        .iter()
+                        .map(|v| $crate::stages::fragments::expand(v.file_sql()))
+                        .collect()
+                });
+                &TEXTS[self as usize]
             }
         }
 

@@ -505,6 +505,18 @@ fn position_rows(b: &RecordBatch) -> Result<Vec<Setup>> {
         .collect())
 }
 
+/// One token's cells of `tokens`: kind, piece, from_file, from_rank, to_sq, promotion,
+/// castle_long.
+type TokenColumns = (
+    &'static str,
+    Option<char>,
+    Option<u8>,
+    Option<u8>,
+    Option<u8>,
+    Option<char>,
+    Option<bool>,
+);
+
 /// Builds the `tokens` batch: one lexed move token per position. Kinds: `piece` (SAN with a
 /// piece letter), `pawn` (SAN pawn move), `square` (full origin square without piece letter:
 /// UCI and long algebraic), `castle`, `null`.
@@ -519,15 +531,7 @@ pub fn tokens_to_batch(tokens: &[(u64, &SanToken)]) -> Result<RecordBatch> {
     let mut long = BooleanBuilder::new();
     for (pid, t) in tokens {
         id.append_value(*pid);
-        let (k, p, f, r, sq, pr, l): (
-            &str,
-            Option<char>,
-            Option<u8>,
-            Option<u8>,
-            Option<u8>,
-            Option<char>,
-            Option<bool>,
-        ) = match **t {
+        let (k, p, f, r, sq, pr, l): TokenColumns = match **t {
             SanToken::Normal {
                 role,
                 from_file,

@@ -119,7 +119,7 @@ pub(super) fn start_games(games: &[(&str, RawGame)], reports: &mut [GameReport])
             ply: 0,
             position: setup,
             history: Default::default(),
-            fault: g.fault.as_ref().map(|f| format!("{}", f.message)),
+            fault: g.fault.as_ref().map(|f| f.message.to_string()),
             pending: None,
         });
     }

@@ -125,7 +125,7 @@ pub fn random_playout_positions(seed: u64, n: usize) -> Vec<(String, Vec<(String
                 .map(|m| {
                     (
                         m.to_uci(CastlingMode::Standard).to_string(),
-                        SanPlus::from_move(pos.clone(), m.clone()).to_string(),
+                        SanPlus::from_move(pos.clone(), *m).to_string(),
                     )
                 })
                 .collect();
@@ -134,7 +134,7 @@ pub fn random_playout_positions(seed: u64, n: usize) -> Vec<(String, Vec<(String
             if moves.is_empty() || out.len() >= n {
                 break;
             }
-            let m = moves[next() % moves.len()].clone();
+            let m = moves[next() % moves.len()];
             pos.play_unchecked(m);
         }
     }

@@ -62,13 +62,14 @@ fn biased_move(pos: &Chess, rng: &mut Rng) -> Move {
     let weights: Vec<u64> = moves
         .iter()
         .map(|m| {
-            if m.is_castle() || m.is_promotion() || m.is_en_passant() {
-                8
-            } else if {
+            let gives_check = || {
                 let mut after = pos.clone();
                 after.play_unchecked(*m);
                 after.is_check()
-            } {
+            };
+            if m.is_castle() || m.is_promotion() || m.is_en_passant() {
+                8
+            } else if gives_check() {
                 4
             } else if m.is_capture() {
                 2

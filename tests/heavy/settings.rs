@@ -56,7 +56,9 @@ fn validate(
 
 /// Every setting's output equals the first one's (`--threads 1`, `--batch 1`).
 fn same_answers(inputs: &[PathBuf], batches: &[Option<&str>], plies: bool, dir: &Path) -> usize {
-    let mut first: Option<(String, (Vec<u8>, Option<Vec<u8>>))> = None;
+    // the first setting's name, its report and its per-ply table
+    type Output = (String, (Vec<u8>, Option<Vec<u8>>));
+    let mut first: Option<Output> = None;
     let mut runs = 0;
     for threads in THREADS {
         for &batch in batches {

@@ -22,7 +22,7 @@ use sqlchess::validate::{
 /// One row of the per-ply CSV, as written.
 #[derive(Debug, Clone)]
 struct CsvPly {
-    game_id: u64,
+    game_index: u64,
     ply: u32,
     color: String,
     move_number: u32,
@@ -68,7 +68,7 @@ fn start_position(start_fen: Option<&str>) -> (Chess, CastlingMode) {
 fn check_against_shakmaty((start, mode): (Chess, CastlingMode), rows: &[CsvPly]) {
     let mut pos = start;
     for (i, r) in rows.iter().enumerate() {
-        let at = format!("game {} ply {}", r.game_id, r.ply);
+        let at = format!("game {} ply {}", r.game_index, r.ply);
         assert_eq!(r.ply as usize, i + 1, "{at}: plies numbered from 1");
         assert_eq!(
             r.fen_before,
@@ -194,18 +194,18 @@ fn plies_csv_of_the_sample_agrees_with_the_report_the_movetext_and_shakmaty() {
     assert_eq!(
         head,
         [
-            "game_id",
+            "game_index",
             "ply",
             "color",
             "move_number",
             "fen_before",
             "uci",
             "san",
+            "promotion",
             "is_capture",
             "is_check",
             "is_castling",
-            "is_en_passant",
-            "promotion"
+            "is_en_passant"
         ]
     );
     let rows: Vec<CsvPly> = rdr
@@ -213,18 +213,18 @@ fn plies_csv_of_the_sample_agrees_with_the_report_the_movetext_and_shakmaty() {
         .map(|r| {
             let r = r.expect("row");
             CsvPly {
-                game_id: r[0].parse().unwrap(),
+                game_index: r[0].parse().unwrap(),
                 ply: r[1].parse().unwrap(),
                 color: r[2].to_string(),
                 move_number: r[3].parse().unwrap(),
                 fen_before: r[4].to_string(),
                 uci: r[5].to_string(),
                 san: r[6].to_string(),
-                is_capture: flag(&r[7]),
-                is_check: flag(&r[8]),
-                is_castling: flag(&r[9]),
-                is_en_passant: flag(&r[10]),
-                promotion: (!r[11].is_empty()).then(|| r[11].to_string()),
+                promotion: (!r[7].is_empty()).then(|| r[7].to_string()),
+                is_capture: flag(&r[8]),
+                is_check: flag(&r[9]),
+                is_castling: flag(&r[10]),
+                is_en_passant: flag(&r[11]),
             }
         })
         .collect();
@@ -233,7 +233,7 @@ fn plies_csv_of_the_sample_agrees_with_the_report_the_movetext_and_shakmaty() {
     assert_eq!(rows.len(), total, "one row per legal ply of the report");
     let mut by_game: BTreeMap<u64, Vec<CsvPly>> = BTreeMap::new();
     for r in &rows {
-        by_game.entry(r.game_id).or_default().push(r.clone());
+        by_game.entry(r.game_index).or_default().push(r.clone());
     }
     for (id, n, start_fen) in &games {
         let mine = by_game.remove(id).unwrap_or_default();
@@ -244,7 +244,7 @@ fn plies_csv_of_the_sample_agrees_with_the_report_the_movetext_and_shakmaty() {
     }
     assert!(by_game.is_empty(), "rows of no game: {by_game:?}");
     // rows come by game, then ply
-    let order: Vec<(u64, u32)> = rows.iter().map(|r| (r.game_id, r.ply)).collect();
+    let order: Vec<(u64, u32)> = rows.iter().map(|r| (r.game_index, r.ply)).collect();
     let mut sorted = order.clone();
     sorted.sort();
     assert_eq!(order, sorted);
@@ -256,7 +256,7 @@ fn plies_csv_of_the_sample_agrees_with_the_report_the_movetext_and_shakmaty() {
         .next()
         .expect("a game")
         .expect("read");
-    let first_rows: Vec<&CsvPly> = rows.iter().filter(|r| r.game_id == 0).collect();
+    let first_rows: Vec<&CsvPly> = rows.iter().filter(|r| r.game_index == 0).collect();
     assert_eq!(first_rows.len(), first.moves.len());
     for (token, r) in first.moves.iter().zip(&first_rows) {
         assert_eq!(
@@ -310,7 +310,7 @@ fn ply_rows_of_en_passant_promotion_castling_check_mate_and_null_moves() {
     let row = |game: u64, ply: u32| -> &PlyRow {
         v.plies
             .iter()
-            .find(|r| r.game_id == game && r.ply == ply)
+            .find(|r| r.game_index == game && r.ply == ply)
             .unwrap_or_else(|| panic!("no row {game}/{ply}"))
     };
     let ep = row(0, 5);
@@ -344,9 +344,9 @@ fn ply_rows_of_en_passant_promotion_castling_check_mate_and_null_moves() {
         let rows: Vec<CsvPly> = v
             .plies
             .iter()
-            .filter(|r| r.game_id == game)
+            .filter(|r| r.game_index == game)
             .map(|r| CsvPly {
-                game_id: r.game_id,
+                game_index: r.game_index,
                 ply: r.ply,
                 color: r.color().name().to_string(),
                 move_number: r.move_number(),
@@ -694,9 +694,9 @@ fn replay_plies_equal_full_stage_plies() {
                 let rows: Vec<CsvPly> = replayed
                     .plies
                     .iter()
-                    .filter(|p| p.game_id == g as u64)
+                    .filter(|p| p.game_index == g as u64)
                     .map(|p| CsvPly {
-                        game_id: p.game_id,
+                        game_index: p.game_index,
                         ply: p.ply,
                         color: p.color().name().to_string(),
                         move_number: p.move_number(),

@@ -416,7 +416,10 @@ fn uci_castling_tokens_in_both_modes() {
         );
         assert_eq!(r[2].error_kind.map(|k| k.as_str()), Some("illegal_move"));
         assert_eq!(r[4].error_kind.map(|k| k.as_str()), Some("illegal_move"));
-        let ucis: Vec<(u64, &str)> = rows.iter().map(|p| (p.game_id, p.uci.as_str())).collect();
+        let ucis: Vec<(u64, &str)> = rows
+            .iter()
+            .map(|p| (p.game_index, p.uci.as_str()))
+            .collect();
         assert_eq!(
             ucis,
             vec![

@@ -473,7 +473,7 @@ fn every_standard_game_with_the_ply_table_matches_python_chess() {
             );
             for (i, p) in mine.iter().enumerate() {
                 assert_eq!(
-                    (p.game_id, p.ply as usize),
+                    (p.game_index, p.ply as usize),
                     (r.game_index, i + 1),
                     "{}",
                     r.file
@@ -601,7 +601,7 @@ fn chess960_games_match_python_chess() {
                     let mine: Vec<_> = v
                         .plies
                         .iter()
-                        .filter(|p| p.game_id == rep.game_index)
+                        .filter(|p| p.game_index == rep.game_index)
                         .collect();
                     let uci: Vec<&str> = mine.iter().map(|p| p.uci.as_str()).collect();
                     let san: Vec<&str> = mine.iter().map(|p| p.san.as_str()).collect();

@@ -34,8 +34,9 @@ pub struct Args {
     /// goes to standard output in this format.
     #[arg(long, value_parser = crate::names(format_help))]
     format: Option<Format>,
-    /// Also write one row per legal ply played here (game_id, ply, fen_before, uci, san,
-    /// is_capture, is_check, is_castling, is_en_passant, promotion), in the format its
+    /// Also write one row per legal ply played here (game_index, ply, color, move_number,
+    /// fen_before, uci, san, promotion, is_capture, is_check, is_castling, is_en_passant:
+    /// read_plies' columns of the same names), in the format its
     /// extension names (.csv, .json, .parquet or .arrow; else --format).
     #[arg(long)]
     plies: Option<PathBuf>,

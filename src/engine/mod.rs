@@ -8,7 +8,7 @@ mod frontier;
 mod legal;
 mod perft;
 pub(crate) mod replay;
-mod tokens;
+pub(crate) mod tokens;
 
 use datafusion::arrow::array::RecordBatch;
 

@@ -16,7 +16,7 @@ use datafusion::arrow::array::RecordBatch;
 
 use crate::chess::san::SanToken;
 use crate::error::Result;
-use crate::stages::rows::replay_verdicts;
+use crate::stages::rows::{replay_verdicts, zeroed};
 use crate::stages::{InputTable, Pipeline, Stage, tables};
 
 /// One ply of replay: `states` (`replay_states` rows) and one SAN or castling token per
@@ -34,8 +34,14 @@ pub(crate) async fn step(
         .await?;
     p.set_table(InputTable::ReplayStates, states).await?;
     p.run(Stage::ReplayMoves).await?;
-    let accepted = replay_verdicts(&p.run(Stage::ReplayVerdicts).await?)?;
-    Ok((accepted, p.run(Stage::ReplayNext).await?))
+    let ep_legal = replay_verdicts(&p.run(Stage::ReplayVerdicts).await?)?;
+    let next = p.run(Stage::ReplayNext).await?;
+    let zeroed = zeroed(&next)?;
+    let accepted = ep_legal
+        .into_iter()
+        .map(|(id, ep)| (id, (zeroed.get(&id).copied().unwrap_or(false), ep)))
+        .collect();
+    Ok((accepted, next))
 }
 
 /// Whether replay checks this token itself (SAN moves and castling); the full legal-move

@@ -1,22 +1,17 @@
 //! Move tokens (SAN, UCI, null moves, as python-chess `parse_san` reads them) played on
 //! positions: checked on their own by replay first, resolved among all legal moves else.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
+
+use datafusion::arrow::array::RecordBatch;
 
 use super::{Engine, replay};
 use crate::chess::san::{SanToken, parse_san};
 use crate::chess::setup::Setup;
 use crate::error::{Error, Result, TokenError};
 use crate::session::read::Row;
-use crate::stages::{InputTable, LEGAL, Stage, tables};
-
-crate::table_row! {
-    /// A row of stage `token_verdicts`: how many legal moves a position's token matches.
-    pub(crate) struct TokenVerdict {
-        pub(crate) position_id: u64,
-        pub(crate) n_matches: i64,
-    }
-}
+use crate::stages::rows::token_verdicts;
+use crate::stages::{InputTable, LEGAL, Pipeline, Stage, tables};
 
 crate::table_row! {
     /// Of a row of stage `token_moves`: whether the chosen move is an en passant capture.
@@ -24,6 +19,50 @@ crate::table_row! {
         position_id: u64,
         is_en_passant: bool,
     }
+}
+
+/// What the full legal-move stages made of move tokens ([`resolve`]).
+pub(crate) struct Resolution {
+    /// Per position id: how many legal moves its token matches, and whether the side to move
+    /// has a piece of the token's kind where it says (stage `token_verdicts`).
+    pub(crate) verdicts: BTreeMap<u64, (i64, bool)>,
+    /// The positions whose token carries an en passant mark (`exd6 e.p.`) but stands for a
+    /// move that is no en passant capture: refused, as python-chess `parse_san` refuses it.
+    pub(crate) not_en_passant: HashSet<u64>,
+    /// The moves the tokens stand for (stage `token_moves`: exactly one legal move, or a null
+    /// move), those of `not_en_passant` left out: what `chosen_moves` takes.
+    pub(crate) moves: Vec<RecordBatch>,
+}
+
+/// Resolves `tokens` (position id, lexed token) among all legal moves of the positions loaded
+/// in `p` (workflow `LEGAL` run): stages `token_matches`, `token_verdicts` and `token_moves`,
+/// and the en passant mark of the tokens in `ep_marked` checked against the move found. The
+/// one place tokens are resolved: [`Engine::play_tokens`] and `validate` call it.
+///
+/// Errors: pipeline failures.
+pub(crate) async fn resolve(
+    p: &Pipeline,
+    tokens: &[(u64, &SanToken)],
+    ep_marked: &HashSet<u64>,
+) -> Result<Resolution> {
+    p.set_table(InputTable::Tokens, vec![tables::tokens_to_batch(tokens)?])
+        .await?;
+    p.run(Stage::TokenMatches).await?;
+    let verdicts = token_verdicts(&p.run(Stage::TokenVerdicts).await?)?;
+    let mut moves = p.run(Stage::TokenMoves).await?;
+    let not_en_passant: HashSet<u64> = ChosenEnPassant::read_rows(&moves)?
+        .into_iter()
+        .filter(|m| ep_marked.contains(&m.position_id) && !m.is_en_passant)
+        .map(|m| m.position_id)
+        .collect();
+    if !not_en_passant.is_empty() {
+        moves = tables::filter_ids(&moves, |id| !not_en_passant.contains(&id))?;
+    }
+    Ok(Resolution {
+        verdicts,
+        not_en_passant,
+        moves,
+    })
 }
 
 impl Engine {
@@ -113,15 +152,12 @@ impl Engine {
         self.load_pairs(&pairs).await?;
         p.run_all(LEGAL).await?;
         let pairs: Vec<(u64, &SanToken)> = lexed.iter().map(|(i, t)| (*i, t)).collect();
-        p.set_table(InputTable::Tokens, vec![tables::tokens_to_batch(&pairs)?])
-            .await?;
-        p.run(Stage::TokenMatches).await?;
-        let verdicts = TokenVerdict::read_rows(&p.run(Stage::TokenVerdicts).await?)?;
-        for v in verdicts {
-            let (pos, n) = (v.position_id as usize, v.n_matches);
+        let resolution = resolve(p, &pairs, ep_marked).await?;
+        for (&id, &(n, _)) in &resolution.verdicts {
+            let pos = id as usize;
             if n != 1
                 && !matches!(
-                    lexed.iter().find(|(j, _)| *j as usize == pos),
+                    lexed.iter().find(|(j, _)| *j == id),
                     Some((_, SanToken::Null))
                 )
                 && let Some(slot) = out.get_mut(pos)
@@ -133,20 +169,12 @@ impl Engine {
                 });
             }
         }
-        let mut moves = p.run(Stage::TokenMoves).await?;
-        let refused: HashSet<u64> = ChosenEnPassant::read_rows(&moves)?
-            .into_iter()
-            .filter(|m| ep_marked.contains(&m.position_id) && !m.is_en_passant)
-            .map(|m| m.position_id)
-            .collect();
-        if !refused.is_empty() {
-            for id in &refused {
-                if let Some(slot) = out.get_mut(*id as usize) {
-                    *slot = Err(TokenError::NotEnPassant);
-                }
+        for id in &resolution.not_en_passant {
+            if let Some(slot) = out.get_mut(*id as usize) {
+                *slot = Err(TokenError::NotEnPassant);
             }
-            moves = tables::filter_ids(&moves, |id| !refused.contains(&id))?;
         }
+        let moves = resolution.moves;
         p.set_table(InputTable::ChosenMoves, moves).await?;
         self.advance().await?;
         for (id, s) in self.loaded_setups().await? {

@@ -133,23 +133,25 @@ pub fn reports_to_batch(reports: &[GameReport]) -> Result<RecordBatch> {
     )?)
 }
 
-/// Schema of the per-ply table (`validate --plies`): see [`PlyRow`] for the columns.
+/// Schema of the per-ply table (`validate --plies`): see [`PlyRow`] for the columns. Its
+/// columns are the one definition of theirs: `read_plies` (`sqlchess::sql`) has them all,
+/// in this order, with columns of its own between them.
 pub fn plies_schema() -> SchemaRef {
     use DataType::*;
     let f = |n: &str, t: DataType, null: bool| Field::new(n, t, null);
     Arc::new(Schema::new(vec![
-        f("game_id", UInt64, false),
+        f("game_index", UInt64, false),
         f("ply", UInt32, false),
         f("color", Utf8, false),
         f("move_number", UInt32, false),
         f("fen_before", Utf8, false),
         f("uci", Utf8, false),
         f("san", Utf8, false),
+        f("promotion", Utf8, true),
         f("is_capture", Boolean, false),
         f("is_check", Boolean, false),
         f("is_castling", Boolean, false),
         f("is_en_passant", Boolean, false),
-        f("promotion", Utf8, true),
     ]))
 }
 
@@ -165,7 +167,7 @@ pub fn plies_to_batch(rows: &[PlyRow]) -> Result<RecordBatch> {
         plies_schema(),
         vec![
             Arc::new(UInt64Array::from_iter_values(
-                rows.iter().map(|r| r.game_id),
+                rows.iter().map(|r| r.game_index),
             )),
             Arc::new(UInt32Array::from_iter_values(rows.iter().map(|r| r.ply))),
             s(|r| r.color().name()),
@@ -177,15 +179,15 @@ pub fn plies_to_batch(rows: &[PlyRow]) -> Result<RecordBatch> {
             )),
             s(|r| &r.uci),
             s(|r| &r.san),
-            b(|r| r.is_capture),
-            b(|r| r.is_check),
-            b(|r| r.is_castling),
-            b(|r| r.is_en_passant),
             Arc::new(
                 rows.iter()
                     .map(|r| r.promotion.as_deref())
                     .collect::<StringArray>(),
             ),
+            b(|r| r.is_capture),
+            b(|r| r.is_check),
+            b(|r| r.is_castling),
+            b(|r| r.is_en_passant),
         ],
     )?)
 }

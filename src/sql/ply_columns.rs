@@ -20,6 +20,7 @@ use crate::chess::polyglot::polyglot_key;
 use crate::chess::role::Role;
 use crate::chess::setup::Setup;
 use crate::chess::square::parse_square;
+use crate::io::report::plies_schema;
 use crate::pgn::RawGame;
 use crate::pgn::commands::{Eval, clock_seconds, eval};
 use crate::validate::{PlyRow, Validation};
@@ -58,26 +59,26 @@ use crate::validate::{PlyRow, Validation};
 pub fn read_plies_schema() -> SchemaRef {
     use DataType::*;
     let f = |n: &str, t: DataType, null: bool| Field::new(n, t, null);
-    let mut fields = vec![
-        f("file", Utf8, false),
-        f("game_index", UInt64, false),
-        f("ply", UInt32, false),
-        f("color", Utf8, false),
-        f("move_number", UInt32, false),
-        f("fen_before", Utf8, false),
-        f("fen_after", Utf8, true),
-        f("uci", Utf8, false),
-        f("san", Utf8, false),
+    // the columns of `validate --plies` (their one definition), with read_plies' own between
+    let core = plies_schema();
+    let shared = |from: usize, to: usize| -> Vec<Field> {
+        let fields = core.fields().get(from..to).unwrap_or_default();
+        fields.iter().map(|f| f.as_ref().clone()).collect()
+    };
+    let mut fields = vec![f("file", Utf8, false)];
+    fields.extend(shared(0, 5)); // game_index, ply, color, move_number, fen_before
+    fields.push(f("fen_after", Utf8, true));
+    fields.extend(shared(5, 7)); // uci, san
+    fields.extend([
         f("piece", Utf8, true),
         f("from_square", Utf8, true),
         f("to_square", Utf8, true),
         f("captured", Utf8, true),
-        f("promotion", Utf8, true),
-        f("is_capture", Boolean, false),
-        f("is_check", Boolean, false),
-        f("is_checkmate", Boolean, false),
-        f("is_castling", Boolean, false),
-        f("is_en_passant", Boolean, false),
+    ]);
+    fields.extend(shared(7, 10)); // promotion, is_capture, is_check
+    fields.push(f("is_checkmate", Boolean, false));
+    fields.extend(shared(10, 12)); // is_castling, is_en_passant
+    fields.extend([
         f("clock_s", Float64, true),
         f("eval_cp", Int32, true),
         f("eval_mate", Int32, true),
@@ -87,7 +88,7 @@ pub fn read_plies_schema() -> SchemaRef {
             List(Arc::new(Field::new("item", UInt8, true))),
             false,
         ),
-    ];
+    ]);
     for (name, _, _) in material_columns() {
         fields.push(f(&name, UInt8, false));
     }
@@ -270,7 +271,7 @@ fn plies_columns(
                 owner.iter().map(|&g| games[g].0),
             )),
             "game_index" => Arc::new(UInt64Array::from_iter_values(
-                plies.iter().map(|p| p.game_id),
+                plies.iter().map(|p| p.game_index),
             )),
             "ply" => Arc::new(UInt32Array::from_iter_values(plies.iter().map(|p| p.ply))),
             "color" => Arc::new(StringArray::from_iter_values(

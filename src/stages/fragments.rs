@@ -19,6 +19,7 @@ pub const FRAGMENTS: &[(&str, &str)] = &[
         include_str!("../../plans/rules/line_attack.sql"),
     ),
     ("uci", include_str!("../../plans/rules/uci.sql")),
+    ("san", include_str!("../../plans/rules/san.sql")),
     (
         "rights_lost",
         include_str!("../../plans/rules/rights_lost.sql"),

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use datafusion::arrow::array::{
-    Array, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
+    Array, BooleanArray, Int32Array, Int64Array, RecordBatch, UInt64Array,
 };
 use datafusion::arrow::datatypes::{Int32Type, UInt64Type};
 
@@ -76,31 +76,12 @@ pub(crate) fn token_verdicts(batches: &[RecordBatch]) -> Result<BTreeMap<u64, (i
     Ok(out)
 }
 
-/// Per chosen move: whether it is zeroing (pawn move or capture, FIDE art. 9.3) and whether
-/// it is an en passant capture (art. 3.7.4.1).
-pub(crate) fn move_flags(batches: &[RecordBatch]) -> Result<HashMap<u64, (bool, bool)>> {
-    let mut out = HashMap::new();
-    for b in batches {
-        let id: &UInt64Array = column(b, "position_id")?;
-        let piece: &StringArray = column(b, "piece")?;
-        let captured: &StringArray = column(b, "captured")?;
-        let en_passant: &BooleanArray = column(b, "is_en_passant")?;
-        for i in 0..b.num_rows() {
-            let zeroing = (!piece.is_null(i) && piece.value(i) == "P") || !captured.is_null(i);
-            out.insert(id.value(i), (zeroing, en_passant.value(i)));
-        }
-    }
-    Ok(out)
-}
-
 crate::table_row! {
     /// A row of stage `replay_verdicts`: whether a game's token stands for exactly one legal
-    /// move, whether that move is zeroing, and whether the position has a legal en passant
-    /// capture.
+    /// move, and whether the position has a legal en passant capture.
     struct ReplayVerdict {
         pub position_id: u64,
         pub accepted: Option<bool>,
-        pub zeroing: Option<bool>,
         pub ep_legal: Option<bool>,
     }
 }
@@ -119,18 +100,30 @@ crate::table_row! {
     }
 }
 
-/// Per game whose move was accepted: (zeroing, ep_legal).
-pub(crate) fn replay_verdicts(batches: &[RecordBatch]) -> Result<HashMap<u64, (bool, bool)>> {
+/// Per game whose move was accepted: whether its position has a legal en passant capture.
+pub(crate) fn replay_verdicts(batches: &[RecordBatch]) -> Result<HashMap<u64, bool>> {
     Ok(ReplayVerdict::read_rows(batches)?
         .into_iter()
         .filter(|v| v.accepted == Some(true))
-        .map(|v| {
-            (
-                v.position_id,
-                (v.zeroing == Some(true), v.ep_legal == Some(true)),
-            )
-        })
+        .map(|v| (v.position_id, v.ep_legal == Some(true)))
         .collect())
+}
+
+/// Per position of a batch with the columns `position_id` and `halfmove_clock` (a position
+/// after a move: `next_positions`, `replay_next`): whether the move reset the halfmove clock
+/// (a pawn move or a capture, FIDE art. 9.3, decided by rule `after_move` of plans/rules/).
+///
+/// Errors: [`crate::Error::Session`] when a column is missing.
+pub(crate) fn zeroed(batches: &[RecordBatch]) -> Result<HashMap<u64, bool>> {
+    let mut out = HashMap::new();
+    for b in batches {
+        let id = read::primitive::<UInt64Type>(b, "position_id")?;
+        let clock = read::primitive::<Int32Type>(b, "halfmove_clock")?;
+        for i in 0..b.num_rows() {
+            out.insert(id.value(i), clock.is_valid(i) && clock.value(i) == 0);
+        }
+    }
+    Ok(out)
 }
 
 /// The repetition keys of the rows of a batch holding the columns of stage `position_keys`

@@ -19,14 +19,15 @@ use crate::chess::color::Color;
 use crate::chess::san::{SanToken, parse_san};
 use crate::chess::setup::Setup;
 use crate::engine::Engine;
+use crate::engine::tokens::{Resolution, resolve};
 use crate::error::{Error, Result};
 use crate::session::read;
+use crate::stages::rows::{PositionStatus, read_status, token_verdicts, zeroed};
 use crate::stages::tables::{self, column};
 use crate::stages::{APPLY, InputTable, LEGAL, Stage, Table};
 
 use super::Run;
 use super::report::{ErrorKind, PlyRow, as_written, short};
-use crate::stages::rows::{PositionStatus, move_flags, read_status, token_verdicts};
 
 /// The move tokens of one ply ([`Run::lex_tokens`]).
 struct Lexed {
@@ -149,12 +150,11 @@ impl Run<'_> {
     ) -> Result<()> {
         let p = self.engine.pipeline();
         let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
-        p.set_table(InputTable::Tokens, vec![tables::tokens_to_batch(&pairs)?])
-            .await?;
-        p.run(Stage::TokenMatches).await?;
-        let verdicts = token_verdicts(&p.run(Stage::TokenVerdicts).await?)?;
-        let moves = p.run(Stage::TokenMoves).await?;
-        let flags = move_flags(&moves)?;
+        let Resolution {
+            verdicts,
+            not_en_passant,
+            moves,
+        } = resolve(p, &pairs, ep_marked).await?;
         let named = if self.options.plies {
             chosen_notation(self.engine, &moves).await?
         } else {
@@ -162,6 +162,8 @@ impl Run<'_> {
         };
         p.set_table(InputTable::ChosenMoves, moves).await?;
         p.run_all(APPLY).await?;
+        // whether each move reset the halfmove clock: the position after it says
+        let zeroing_of = zeroed(&p.table(Stage::NextPositions).await?)?;
         let index: HashMap<u64, usize> = self
             .live
             .iter()
@@ -183,8 +185,8 @@ impl Run<'_> {
             let ply = l.ply as u32 + 1;
             let token = &l.tokens[l.ply];
             let position = current.positions.get(id);
-            let (zeroing, en_passant) = flags.get(id).copied().unwrap_or_default();
-            if n == 1 && ep_marked.contains(id) && !en_passant {
+            let zeroing = zeroing_of.get(id).copied().unwrap_or_default();
+            if not_en_passant.contains(id) {
                 r.set_error(
                     ply,
                     ErrorKind::Syntax,
@@ -210,7 +212,7 @@ impl Run<'_> {
                             )));
                         }
                     };
-                    row.game_id = r.game_index;
+                    row.game_index = r.game_index;
                     row.ply = ply;
                     row.position_before = position
                         .map(|s| as_written(s, st))

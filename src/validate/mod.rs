@@ -195,7 +195,7 @@ impl Run<'_> {
                 }
                 for (i, m) in r.moves.into_iter().enumerate() {
                     let mut row = m.row;
-                    row.game_id = report.game_index;
+                    row.game_index = report.game_index;
                     row.ply = i as u32 + 1;
                     if i + 1 < n {
                         // the next move was accepted: the position had a legal reply

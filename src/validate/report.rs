@@ -180,8 +180,9 @@ pub(crate) fn short(token: &str) -> String {
 
 /// One legal ply of a game: a row of the per-ply table (`sqlchess validate --plies`).
 ///
-/// Arrow schema ([`crate::io::report::plies_schema`]), in this order: `game_id: UInt64` (the
-/// game's `game_index` in the per-game report: 0-based, in file order), `ply: UInt32`
+/// Arrow schema ([`crate::io::report::plies_schema`], the columns `read_plies` has too), in
+/// this order: `game_index: UInt64` (the game's `game_index` in the per-game report:
+/// 0-based, in file order), `ply: UInt32`
 /// (1-based), `color: Utf8` (the mover: `white` or `black`), `move_number: UInt32` (the
 /// fullmove number of the position before the move, as a PGN writes it before White's
 /// move: `12.` and `12...` are move 12; it starts at the `FEN` tag's fullmove number),
@@ -189,13 +190,13 @@ pub(crate) fn short(token: &str) -> String {
 /// en passant square only when an en passant capture is legal), `uci: Utf8` (`e2e4`,
 /// `e7e8q`, castling as the king's move `e1g1`; `0000` for a null move), `san: Utf8` (as
 /// python-chess `board.san(move)` writes it: with `+` / `#`, `O-O`, `=Q`; `--` for a null
-/// move), `is_capture`, `is_check` (`san` ends with `+` or `#`), `is_castling`,
-/// `is_en_passant: Boolean`, `promotion: Utf8` (nullable: the upper-case letter of the piece
-/// promoted to, `Q`, `R`, `B`, `N`, as SAN writes it, whatever the colour).
+/// move), `promotion: Utf8` (nullable: the upper-case letter of the piece promoted to, `Q`,
+/// `R`, `B`, `N`, as SAN writes it, whatever the colour), `is_capture`, `is_check` (`san`
+/// ends with `+` or `#`), `is_castling`, `is_en_passant: Boolean`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PlyRow {
     /// `game_index` of the game's report.
-    pub game_id: u64,
+    pub game_index: u64,
     /// 1-based ply.
     pub ply: u32,
     /// The position before the move, its en passant square set only when an en passant

@@ -575,7 +575,7 @@ fn differential_games_against_shakmaty() {
         assert_eq!(v.reports.len(), cases.len());
         let mut by_game: HashMap<u64, Vec<PlyRow>> = HashMap::new();
         for r in v.plies {
-            by_game.entry(r.game_id).or_default().push(r);
+            by_game.entry(r.game_index).or_default().push(r);
         }
         for (case, report) in cases.iter().zip(&v.reports) {
             let rows = with_rows.then(|| by_game.remove(&report.game_index).unwrap_or_default());

@@ -1,8 +1,9 @@
 //! Criterion benchmark: legal move generation over batches of real-game positions
 //! (tests/data/oracle_positions.csv, cycled), sqlchess's pipeline against shakmaty (native
 //! move generator) in one group. Throughput is reported in positions per second.
-//! `sqlchess` is the full API (legal moves with SAN, check and mate); `sqlchess_generation`
-//! runs only the legal-move stages.
+//! `sqlchess` is the full API (legal moves with SAN, check and mate), `sqlchess_hash_joins`
+//! the same with DataFusion's hash joins for the static tables (no index lookups);
+//! `sqlchess_generation` runs only the legal-move stages.
 
 mod common;
 use common::{fens, rows};
@@ -21,6 +22,13 @@ fn bench(c: &mut Criterion) {
         .expect("runtime");
     let engine: Engine = rt
         .block_on(Engine::new(PipelineConfig::default()))
+        .expect("engine");
+    // the same stages with DataFusion's hash joins for the static tables (no index lookups)
+    let hashed: Engine = rt
+        .block_on(Engine::new(PipelineConfig {
+            static_lookups: false,
+            ..PipelineConfig::default()
+        }))
         .expect("engine");
     let fens = fens();
     let mut group = c.benchmark_group("legal_moves");
@@ -62,6 +70,16 @@ fn bench(c: &mut Criterion) {
                     .expect("legal moves")
             })
         });
+        group.bench_with_input(
+            BenchmarkId::new("sqlchess_hash_joins", n),
+            &setups,
+            |b, s| {
+                b.iter(|| {
+                    rt.block_on(hashed.legal_moves(black_box(s)))
+                        .expect("legal moves")
+                })
+            },
+        );
         group.bench_with_input(
             BenchmarkId::new("sqlchess_generation", n),
             &setups,

@@ -14,6 +14,8 @@
 //!
 //! * `fide`: [`Engine::play_tokens`] (loading, legal moves, token resolution and applying
 //!   the move, per iteration);
+//! * `fide_hash_joins`: the same with DataFusion's hash joins for the static tables
+//!   ([`PipelineConfig::static_lookups`] off);
 //! * `seed`: [`SeedPipeline::validate_move`] (the post's statement; the game is loaded once,
 //!   as it sits in the seed's database tables).
 //!
@@ -126,6 +128,13 @@ fn single_move(c: &mut Criterion) {
         .expect("runtime");
     let config = PipelineConfig::default();
     let engine: Engine = rt.block_on(Engine::new(config.clone())).expect("engine");
+    // the same stages with DataFusion's hash joins for the static tables (no index lookups)
+    let hashed: Engine = rt
+        .block_on(Engine::new(PipelineConfig {
+            static_lookups: false,
+            ..config.clone()
+        }))
+        .expect("engine");
     let mut seed = rt
         .block_on(SeedPipeline::with_partitions(config.target_partitions))
         .expect("seed");
@@ -150,6 +159,12 @@ fn single_move(c: &mut Criterion) {
     group.bench_function("fide", |b| {
         b.iter(|| {
             rt.block_on(engine.play_tokens(black_box(&[start]), black_box(&["Nf3"])))
+                .expect("play_tokens")
+        })
+    });
+    group.bench_function("fide_hash_joins", |b| {
+        b.iter(|| {
+            rt.block_on(hashed.play_tokens(black_box(&[start]), black_box(&["Nf3"])))
                 .expect("play_tokens")
         })
     });

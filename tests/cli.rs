@@ -865,8 +865,8 @@ fn validate_profile_prints_the_stage_table() {
     assert_eq!(
         header,
         [
-            "stage", "runs", "rows", "plan", "ms", "exec", "ms", "compute", "ms", "share", "peak",
-            "mem"
+            "stage", "runs", "rows", "plan", "ms", "exec", "ms", "compute", "ms", "static", "ms",
+            "share", "peak", "mem"
         ]
     );
     let total = lines
@@ -882,7 +882,7 @@ fn validate_profile_prints_the_stage_table() {
         assert!(r > 0, "{l}");
         runs += r;
         rows += f[2].parse::<u64>().expect("rows");
-        share += f[6].trim_end_matches('%').parse::<f64>().expect("share");
+        share += f[7].trim_end_matches('%').parse::<f64>().expect("share");
     }
     let t: Vec<&str> = lines[total].split_whitespace().collect();
     assert_eq!(t[1].parse::<u64>().expect("runs"), runs, "{table}");
@@ -906,6 +906,15 @@ fn validate_profile_prints_the_stage_table() {
     assert_eq!(rows_of("position_status"), 2, "{table}");
     assert!(stages.contains(&"legal_moves"), "{table}");
     assert!(lines[total + 1].starts_with("planning "), "{table}");
+    // the stage runs, all stages together, and per 1,000 games (3 games)
+    assert_eq!(
+        lines[total + 2],
+        format!(
+            "stage runs: {runs} ({:.1} per 1,000 games)",
+            runs as f64 * 1000.0 / 3.0
+        ),
+        "{table}"
+    );
 }
 
 /// Standard input compressed with gzip, zstd or bzip2 is decompressed (by its first bytes),

@@ -103,6 +103,30 @@ async fn run_with_scan(ctx: &SessionContext, q: &str) -> (Vec<Vec<String>>, bool
     )
 }
 
+/// `EXPLAIN ANALYZE`'s `stage_runs` on the scan: none for tags only; with the rules, at
+/// least three per ply of the longest game (replay runs three stages per ply while a game
+/// of its chunk is in play).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_scan_counts_its_stage_runs() {
+    let ctx = sql::context();
+    let runs = async |q: String| {
+        let (plan, found) = plan_and_scan(&ctx, &q).await;
+        let batches = collect(plan, ctx.task_ctx()).await.expect("run");
+        let m = found.metrics().expect("metrics");
+        let runs = m.sum_by_name("stage_runs").map_or(0, |v| v.as_usize());
+        (rows(&batches), runs)
+    };
+    let (_, tags) = runs(format!("SELECT count(white) FROM read_pgn('{}')", sample())).await;
+    assert_eq!(tags, 0);
+    let (got, rules) = runs(format!("SELECT max(plies) FROM read_pgn('{}')", sample())).await;
+    let longest: usize = got[0][0].parse().expect("plies");
+    assert!(longest > 0);
+    assert!(
+        rules >= 3 * longest,
+        "{rules} stage runs, longest game {longest} plies"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn tag_only_queries_do_not_run_the_rules() {
     let ctx = sql::context();

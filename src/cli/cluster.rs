@@ -125,7 +125,8 @@ pub async fn run(
                     defaults.concurrent_tasks
                 }),
                 work_dir,
-                pipeline: (given.threads || given.memory_limit).then(|| config.clone()),
+                pipeline: (given.threads || given.memory_limit || given.hash_joins)
+                    .then(|| config.clone()),
                 ..defaults
             };
             note!(
@@ -143,10 +144,10 @@ pub async fn run(
 /// A scheduler plans and hands out tasks but runs none: the options that bound a run's
 /// cores and memory are the executors'.
 fn refuse_for_scheduler(given: crate::Given) -> Result<()> {
-    if given.threads || given.memory_limit {
+    if given.threads || given.memory_limit || given.hash_joins {
         return Err(sqlchess::Error::Usage(
-            "--threads and --memory-limit bound the tasks of an executor; a scheduler runs \
-             none: give them to `sqlchess cluster executor`"
+            "--threads, --memory-limit and --hash-joins apply to the tasks of an executor; a \
+             scheduler runs none: give them to `sqlchess cluster executor`"
                 .into(),
         ));
     }

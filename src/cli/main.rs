@@ -63,6 +63,11 @@ struct Cli {
     /// together; `cluster executor`: that executor's tasks.
     #[arg(long, global = true, value_name = "SIZE")]
     memory_limit: Option<String>,
+    /// Join the static tables (piece_rays, square_masks, …) with DataFusion's hash joins,
+    /// hashed again at every stage run, instead of probing indexes built once: the same
+    /// rows, slower; to compare the two (`profile`'s `static ms` column).
+    #[arg(long, global = true)]
+    hash_joins: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -118,6 +123,7 @@ enum Command {
 struct Given {
     threads: bool,
     memory_limit: bool,
+    hash_joins: bool,
 }
 
 /// Exit status of an error that stops a command (usage, I/O, pipeline).
@@ -166,7 +172,10 @@ fn broken_pipe(e: &Error) -> bool {
 }
 
 async fn run(cli: Cli) -> Result<ExitCode> {
-    let mut config = PipelineConfig::default();
+    let mut config = PipelineConfig {
+        static_lookups: !cli.hash_joins,
+        ..PipelineConfig::default()
+    };
     if let Some(t) = cli.threads {
         config.target_partitions = usize::try_from(t).unwrap_or(1).max(1);
     }
@@ -178,6 +187,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     let given = Given {
         threads: cli.threads.is_some(),
         memory_limit: cli.memory_limit.is_some(),
+        hash_joins: cli.hash_joins,
     };
     // planned only when awaited: `validate` plans its own pipelines instead
     let engine = Engine::new(config.clone());

@@ -116,6 +116,13 @@ pub async fn run(
                 .into(),
         ));
     }
+    if cluster.is_some() && given.hash_joins {
+        return Err(Error::Usage(
+            "--hash-joins applies to a query run here; on a cluster the executors' engines \
+             run the stages: sqlchess cluster executor --hash-joins"
+                .into(),
+        ));
+    }
     let ctx = match cluster {
         None => sqlchess::sql::context_with(config),
         #[cfg(feature = "ballista")]

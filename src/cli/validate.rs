@@ -189,9 +189,13 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         note!("{line}");
     }
     if args.profile {
+        let report = ProfileReport::of_engines(validator.engines());
+        out!("{}", report.to_table())?;
+        let runs: u64 = report.rows.iter().map(|r| r.runs).sum();
+        let games = summary.games.max(1) as f64;
         out!(
-            "{}",
-            ProfileReport::of_engines(validator.engines()).to_table()
+            "stage runs: {runs} ({:.1} per 1,000 games)\n",
+            runs as f64 * 1000.0 / games
         )?;
     }
     Ok(if interrupted {

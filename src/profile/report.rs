@@ -31,6 +31,9 @@ pub struct ProfileRow {
     pub execution: Duration,
     /// DataFusion `elapsed_compute`, summed over operators, partitions and runs.
     pub compute: Duration,
+    /// The part of `compute` hash joins spent on a static table's rows (zero where the
+    /// static table is an index lookup, see [`crate::session::lookup`]).
+    pub static_join: Duration,
     /// Percentage of the summed execution time of all stages.
     pub share: f64,
     /// Largest summed operator peak memory of a run, in bytes, where DataFusion reports it.
@@ -69,6 +72,7 @@ impl ProfileReport {
                 planning: p.planning,
                 execution: p.execution,
                 compute: p.compute,
+                static_join: p.static_join,
                 share: if total > 0.0 {
                     100.0 * p.execution.as_secs_f64() / total
                 } else {
@@ -117,39 +121,49 @@ impl ProfileReport {
         self.rows.iter().map(|r| r.compute).sum()
     }
 
-    /// The rows as a text table (stage, runs, rows, plan ms, exec ms, compute ms, share,
-    /// peak memory), a total line and a line with planning, execution and wall times.
+    /// The rows as a text table (stage, runs, rows, plan ms, exec ms, compute ms, static
+    /// ms, share, peak memory), a total line and a line with planning, execution and wall times.
     pub fn to_table(&self) -> String {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{:<18} {:>5} {:>11} {:>9} {:>10} {:>11} {:>6} {:>10}",
-            "stage", "runs", "rows", "plan ms", "exec ms", "compute ms", "share", "peak mem"
+            "{:<18} {:>5} {:>11} {:>9} {:>10} {:>11} {:>9} {:>6} {:>10}",
+            "stage",
+            "runs",
+            "rows",
+            "plan ms",
+            "exec ms",
+            "compute ms",
+            "static ms",
+            "share",
+            "peak mem"
         );
         for r in &self.rows {
             let _ = writeln!(
                 s,
-                "{:<18} {:>5} {:>11} {:>9.1} {:>10.1} {:>11.1} {:>5.1}% {:>10}",
+                "{:<18} {:>5} {:>11} {:>9.1} {:>10.1} {:>11.1} {:>9.1} {:>5.1}% {:>10}",
                 r.stage,
                 r.runs,
                 r.rows,
                 ms(r.planning),
                 ms(r.execution),
                 ms(r.compute),
+                ms(r.static_join),
                 r.share,
                 r.peak_memory.map_or_else(|| "-".to_string(), format_bytes)
             );
         }
         let _ = writeln!(
             s,
-            "{:<18} {:>5} {:>11} {:>9.1} {:>10.1} {:>11.1} {:>5.1}% {:>10}",
+            "{:<18} {:>5} {:>11} {:>9.1} {:>10.1} {:>11.1} {:>9.1} {:>5.1}% {:>10}",
             "total",
             self.rows.iter().map(|r| r.runs).sum::<u64>(),
             self.rows.iter().map(|r| r.rows).sum::<u64>(),
             ms(self.planning()),
             ms(self.execution()),
             ms(self.compute()),
+            ms(self.rows.iter().map(|r| r.static_join).sum()),
             self.rows.iter().map(|r| r.share).sum::<f64>(),
             ""
         );
@@ -168,8 +182,8 @@ impl ProfileReport {
     }
 
     /// Schema of [`ProfileReport::to_batch`]: `pipeline`, `stage` Utf8, `runs`, `rows`
-    /// UInt64, `planning_ms`, `execution_ms`, `compute_ms`, `share_pct` Float64,
-    /// `peak_memory_bytes` UInt64 (nullable).
+    /// UInt64, `planning_ms`, `execution_ms`, `compute_ms`, `static_join_ms`, `share_pct`
+    /// Float64, `peak_memory_bytes` UInt64 (nullable).
     pub fn schema() -> SchemaRef {
         let f = |n: &str, t: DataType| Field::new(n, t, false);
         Arc::new(Schema::new(vec![
@@ -180,6 +194,7 @@ impl ProfileReport {
             f("planning_ms", DataType::Float64),
             f("execution_ms", DataType::Float64),
             f("compute_ms", DataType::Float64),
+            f("static_join_ms", DataType::Float64),
             f("share_pct", DataType::Float64),
             Field::new("peak_memory_bytes", DataType::UInt64, true),
         ]))
@@ -209,6 +224,7 @@ impl ProfileReport {
                 ms(|x| x.planning),
                 ms(|x| x.execution),
                 ms(|x| x.compute),
+                ms(|x| x.static_join),
                 Arc::new(Float64Array::from_iter_values(r.iter().map(|x| x.share))),
                 Arc::new(r.iter().map(|x| x.peak_memory).collect::<UInt64Array>()),
             ],

@@ -30,6 +30,7 @@ use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 pub mod error;
+pub mod lookup;
 pub mod memory;
 pub mod metrics;
 pub mod projection;
@@ -54,6 +55,10 @@ pub struct PipelineConfig {
     /// The memory limit shared by every session made with this config (and its clones).
     /// Default: [`memory::default_limit`].
     pub memory: memory::MemoryBudget,
+    /// Whether hash joins with a static table become index lookups ([`lookup`]): the
+    /// static side indexed once, not hashed at every run. Default `true`; `false` leaves
+    /// DataFusion's `HashJoinExec` (the same rows; for comparisons).
+    pub static_lookups: bool,
 }
 
 impl Default for PipelineConfig {
@@ -65,6 +70,7 @@ impl Default for PipelineConfig {
             target_partitions: cores,
             batch_size: 8192,
             memory: memory::MemoryBudget::default(),
+            static_lookups: true,
         }
     }
 }
@@ -127,6 +133,8 @@ pub struct Session {
     /// Physical plans created on a stage's first run, re-executed on later runs.
     physical: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
     partitions: usize,
+    /// [`PipelineConfig::static_lookups`].
+    static_lookups: bool,
     profile: Mutex<HashMap<&'static str, StageProfile>>,
     keep_plans: AtomicBool,
     last_plans: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
@@ -174,6 +182,7 @@ impl Session {
             reads: HashMap::new(),
             physical: Mutex::new(HashMap::new()),
             partitions,
+            static_lookups: config.static_lookups,
             profile: Mutex::new(HashMap::new()),
             keep_plans: AtomicBool::new(false),
             last_plans: Mutex::new(HashMap::new()),
@@ -191,7 +200,7 @@ impl Session {
         let mut static_plans = vec![];
         for st in &spec.statics {
             let df = s.ctx.sql(st.sql).await.map_err(plan_error(st.name))?;
-            s.register(st.name, Arc::new(df.schema().as_arrow().clone()))?;
+            s.register(st.name, Arc::new(df.schema().as_arrow().clone()), true)?;
             static_plans.push((st.name, df, s.table_ref(st.name)?.clone()));
             s.base.push(st.name);
         }
@@ -200,7 +209,7 @@ impl Session {
             None => Ok(tokio::spawn(build_statics(static_plans, partitions))),
         };
         for (name, schema) in &spec.inputs {
-            s.register(name, schema.clone())?;
+            s.register(name, schema.clone(), false)?;
             s.base.push(name);
         }
         for (alias, name) in &spec.aliases {
@@ -223,7 +232,7 @@ impl Session {
                         .map_err(plan_error(st.name))?;
                     if st.kind == StageKind::Table {
                         let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
-                        s.register(st.name, schema)?;
+                        s.register(st.name, schema, false)?;
                     }
                     s.plans.insert(st.name, plan);
                 }
@@ -253,8 +262,13 @@ impl Session {
         Ok(s)
     }
 
-    fn register(&mut self, name: &'static str, schema: SchemaRef) -> Result<()> {
-        let table = Arc::new(SlotTable::new(name, schema, self.partitions));
+    fn register(&mut self, name: &'static str, schema: SchemaRef, is_static: bool) -> Result<()> {
+        let table = SlotTable::new(name, schema, self.partitions);
+        let table = Arc::new(if is_static {
+            table.into_static()
+        } else {
+            table
+        });
         self.ctx.register_table(name, table.clone())?;
         self.tables.insert(name, table);
         Ok(())
@@ -439,7 +453,9 @@ impl Session {
     }
 
     /// Creates the physical plan of an optimised logical plan (no re-optimisation), its
-    /// projections without per-expression metrics ([`projection::lean_projections`]).
+    /// projections without per-expression metrics ([`projection::lean_projections`]), its
+    /// hash joins with a static table as index lookups ([`lookup::static_lookups`], unless
+    /// [`PipelineConfig::static_lookups`] is off; the static sides are run and indexed here).
     ///
     /// Errors: [`SessionError::DataFusion`].
     pub async fn physical_plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
@@ -448,7 +464,11 @@ impl Session {
             .query_planner()
             .create_physical_plan(plan, &state)
             .await?;
-        Ok(projection::lean_projections(physical)?)
+        let physical = projection::lean_projections(physical)?;
+        if !self.static_lookups {
+            return Ok(physical);
+        }
+        Ok(lookup::static_lookups(physical, self.ctx.task_ctx()).await?)
     }
 
     /// Per-stage figures summed since the session was made or [`Session::reset_profile`],
@@ -460,6 +480,15 @@ impl Session {
             .filter_map(|s| profile.get(s).map(|p| (s.to_string(), p.clone())))
             .filter(|(_, p)| p.runs > 0)
             .collect()
+    }
+
+    /// Stage runs since the session was made or [`Session::reset_profile`], all stages
+    /// together.
+    pub fn stage_runs(&self) -> u64 {
+        self.profile
+            .lock()
+            .map(|p| p.values().map(|s| s.runs).sum())
+            .unwrap_or(0)
     }
 
     /// Clears the per-stage figures.

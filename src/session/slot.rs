@@ -43,6 +43,9 @@ pub struct SlotTable {
     name: String,
     schema: SchemaRef,
     data: SlotData,
+    /// Filled once, when the session is made (a static table): its scans read the same
+    /// rows at every run ([`super::lookup`] indexes them).
+    is_static: bool,
 }
 
 impl SlotTable {
@@ -52,6 +55,15 @@ impl SlotTable {
             name: name.to_string(),
             schema,
             data: Arc::new(RwLock::new(vec![vec![]; partitions.max(1)])),
+            is_static: false,
+        }
+    }
+
+    /// The table marked as static: filled once, when the session is made.
+    pub fn into_static(self) -> SlotTable {
+        SlotTable {
+            is_static: true,
+            ..self
         }
     }
 
@@ -100,6 +112,7 @@ impl TableProvider for SlotTable {
             projection: projection.cloned(),
             schema,
             properties: Arc::new(properties),
+            is_static: self.is_static,
         }))
     }
 }
@@ -116,6 +129,19 @@ pub struct SlotExec {
     projection: Option<Vec<usize>>,
     schema: SchemaRef,
     properties: Arc<PlanProperties>,
+    is_static: bool,
+}
+
+impl SlotExec {
+    /// The table it scans.
+    pub fn table(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether it scans a static table (see [`SlotTable::into_static`]).
+    pub fn is_static(&self) -> bool {
+        self.is_static
+    }
 }
 
 impl DisplayAs for SlotExec {

@@ -15,7 +15,8 @@
 //! validation, [`crate::validate::validate_games_with`]) run only when a rules column is
 //! projected (always for plies). A query over tags only reads and parses the games and
 //! never starts an engine. `EXPLAIN` shows `rules=true|false` on the scan, and its metrics
-//! count `games`, `rules_games` and `rules_chunks` (pipeline runs).
+//! count `games`, `rules_games`, `rules_chunks` (pipeline runs) and `stage_runs` (the
+//! stage runs of those pipeline runs: replay's long tail shows here).
 
 use std::fmt;
 use std::sync::Arc;
@@ -520,6 +521,7 @@ impl ExecutionPlan for PgnScanExec {
             games: MetricBuilder::new(&self.metrics).counter("games", partition),
             rules_games: MetricBuilder::new(&self.metrics).counter("rules_games", partition),
             rules_chunks: MetricBuilder::new(&self.metrics).counter("rules_chunks", partition),
+            stage_runs: MetricBuilder::new(&self.metrics).counter("stage_runs", partition),
         };
         // Games per pipeline run: `batch_size`. Replay's cost per ply is mostly fixed per
         // stage run, so smaller chunks make the rules slower (512 games: 1.6 times the time
@@ -613,6 +615,8 @@ struct Flush {
     rules_games: datafusion::physical_plan::metrics::Count,
     /// Chunks validated (pipeline runs of [`validate_games_with`]).
     rules_chunks: datafusion::physical_plan::metrics::Count,
+    /// Stage runs of those chunks' validation (executions of a stage's physical plan).
+    stage_runs: datafusion::physical_plan::metrics::Count,
 }
 
 impl Flush {
@@ -631,8 +635,12 @@ impl Flush {
             let options = ValidateOptions {
                 plies: self.scan.rows == Rows::Plies,
             };
+            let runs = e.pipeline().stage_runs();
             let r = rt.block_on(validate_games_with(&e, games, options));
+            let runs = e.pipeline().stage_runs().saturating_sub(runs);
             self.pool.give_back(e);
+            self.stage_runs
+                .add(usize::try_from(runs).unwrap_or(usize::MAX));
             self.rules_games.add(games.len());
             self.rules_chunks.add(1);
             Some(r.map_err(df)?)

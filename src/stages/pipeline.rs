@@ -138,6 +138,12 @@ impl Pipeline {
         self.session.profile()
     }
 
+    /// Stage runs since the pipeline was made or [`Pipeline::reset_profile`], all stages
+    /// together (each is one execution of a stage's physical plan).
+    pub fn stage_runs(&self) -> u64 {
+        self.session.stage_runs()
+    }
+
     /// Clears the per-stage figures.
     pub fn reset_profile(&self) {
         self.session.reset_profile()

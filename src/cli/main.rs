@@ -65,7 +65,8 @@ struct Cli {
     memory_limit: Option<String>,
     /// Join the static tables (piece_rays, square_masks, …) with DataFusion's hash joins,
     /// hashed again at every stage run, instead of probing indexes built once: the same
-    /// rows, slower; to compare the two (`profile`'s `static ms` column).
+    /// rows; to compare the two (`profile`'s `static ms` column). Not for `cluster
+    /// scheduler` or `sql --cluster` (give it to `cluster executor`).
     #[arg(long, global = true)]
     hash_joins: bool,
     #[command(subcommand)]

@@ -17,7 +17,9 @@ use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr, PhysicalExp
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::joins::HashJoinExec;
 use datafusion::physical_plan::joins::utils::JoinFilter;
-use datafusion::physical_plan::metrics::{BaselineMetrics, ExecutionPlanMetricsSet, MetricsSet};
+use datafusion::physical_plan::metrics::{
+    BaselineMetrics, ExecutionPlanMetricsSet, MetricsSet, RecordOutput,
+};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     ChildrenPropertiesMode, DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties,
@@ -30,7 +32,8 @@ use super::index::{StaticIndex, evaluate};
 /// An inner equi-join (with or without a join filter) of a per-run input, its only child,
 /// with a static side held as a [`StaticIndex`]: the same rows, in the same output schema,
 /// as the `HashJoinExec` it stands for ([`super::static_lookups`]), at a cost per run of
-/// the input's rows only. EXPLAIN shows it with the static tables it indexes.
+/// the input's rows only, in batches of at most the session's `batch_size` rows. EXPLAIN
+/// shows it with the static tables it indexes.
 #[derive(Debug)]
 pub struct StaticLookupExec {
     probe: Arc<dyn ExecutionPlan>,
@@ -111,36 +114,61 @@ impl StaticLookupExec {
 }
 
 impl Lookup {
-    /// The joined rows of one probe batch.
-    fn join(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+    /// The joined rows of one probe batch, in batches of at most `chunk` rows (a probe row
+    /// can meet many static rows: the join filter and the output are built a chunk of
+    /// matching pairs at a time).
+    fn join(&self, batch: &RecordBatch, chunk: usize) -> Result<Vec<RecordBatch>> {
         let keys = evaluate(batch, &self.probe_keys)?;
-        let (mut statics, mut probes) = self.index.probe(&keys)?;
-        if let Some(f) = &self.filter {
-            let columns = f
-                .column_indices()
+        let (statics, probes) = self.index.probe(&keys)?;
+        let mut out = vec![];
+        let chunk = chunk.max(1);
+        for start in (0..statics.len()).step_by(chunk) {
+            let len = chunk.min(statics.len() - start);
+            let (s, p) =
+                self.filtered(batch, statics.slice(start, len), probes.slice(start, len))?;
+            if s.is_empty() {
+                continue;
+            }
+            let columns = self
+                .columns
                 .iter()
-                .map(|c| {
-                    let from_static = (c.side == JoinSide::Left) == self.static_left;
-                    self.take(from_static, c.index, batch, &statics, &probes)
-                })
+                .map(|&(from_static, i)| self.take(from_static, i, batch, &s, &p))
                 .collect::<Result<Vec<ArrayRef>>>()?;
-            let rows = with_rows(f.schema().clone(), columns, statics.len())?;
-            let mask = f
-                .expression()
-                .evaluate(&rows)?
-                .into_array(rows.num_rows())?;
-            let mask = mask.as_boolean_opt().ok_or_else(|| {
-                DataFusionError::Internal("a join filter that is not Boolean".into())
-            })?;
-            statics = filter(&statics, mask)?.as_primitive::<UInt64Type>().clone();
-            probes = filter(&probes, mask)?.as_primitive::<UInt32Type>().clone();
+            out.push(with_rows(self.schema.clone(), columns, s.len())?);
         }
-        let columns = self
-            .columns
+        Ok(out)
+    }
+
+    /// The matching pairs (static rows, probe rows) that pass the join filter, if any.
+    fn filtered(
+        &self,
+        batch: &RecordBatch,
+        statics: UInt64Array,
+        probes: UInt32Array,
+    ) -> Result<(UInt64Array, UInt32Array)> {
+        let Some(f) = &self.filter else {
+            return Ok((statics, probes));
+        };
+        let columns = f
+            .column_indices()
             .iter()
-            .map(|&(from_static, i)| self.take(from_static, i, batch, &statics, &probes))
+            .map(|c| {
+                let from_static = (c.side == JoinSide::Left) == self.static_left;
+                self.take(from_static, c.index, batch, &statics, &probes)
+            })
             .collect::<Result<Vec<ArrayRef>>>()?;
-        with_rows(self.schema.clone(), columns, statics.len())
+        let rows = with_rows(f.schema().clone(), columns, statics.len())?;
+        let mask = f
+            .expression()
+            .evaluate(&rows)?
+            .into_array(rows.num_rows())?;
+        let mask = mask
+            .as_boolean_opt()
+            .ok_or_else(|| DataFusionError::Internal("a join filter that is not Boolean".into()))?;
+        Ok((
+            filter(&statics, mask)?.as_primitive::<UInt64Type>().clone(),
+            filter(&probes, mask)?.as_primitive::<UInt32Type>().clone(),
+        ))
     }
 
     /// Column `index` of the static side or of the probe batch, at the matched rows.
@@ -269,17 +297,23 @@ impl ExecutionPlan for StaticLookupExec {
         partition: usize,
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
+        let chunk = context.session_config().batch_size();
         let input = self.probe.execute(partition, context)?;
         let metrics = BaselineMetrics::new(&self.metrics, partition);
         let lookup = self.lookup.clone();
-        let joined = input.map(move |batch| {
+        let joined = input.flat_map(move |batch| {
             let timer = metrics.elapsed_compute().timer();
-            let out = batch.and_then(|b| lookup.join(&b));
+            let out = batch.and_then(|b| lookup.join(&b, chunk));
             timer.done();
-            if let Ok(b) = &out {
-                metrics.record_output(b.num_rows());
-            }
-            out
+            let out: Vec<Result<RecordBatch>> = match out {
+                // rows, batches and bytes counted
+                Ok(batches) => batches
+                    .into_iter()
+                    .map(|b| Ok(b.record_output(&metrics)))
+                    .collect(),
+                Err(e) => vec![Err(e)],
+            };
+            futures::stream::iter(out)
         });
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             self.lookup.schema.clone(),

@@ -178,7 +178,7 @@ mod tests {
         ),
     ];
 
-    async fn session(lookups: bool, partitions: usize) -> Session {
+    async fn session(lookups: bool, partitions: usize, batch_size: usize) -> Session {
         let numbers = Arc::new(Schema::new(vec![
             Field::new("id", DataType::Int32, true),
             Field::new("value", DataType::Int32, true),
@@ -203,6 +203,7 @@ mod tests {
         };
         let config = PipelineConfig {
             target_partitions: partitions,
+            batch_size,
             static_lookups: lookups,
             ..PipelineConfig::default()
         };
@@ -225,13 +226,14 @@ mod tests {
     /// Every stage gives the same rows with its static joins as lookups as with DataFusion's
     /// hash joins, run after run on new input rows (NULL keys matching nothing, a filter
     /// over both sides, two keys, no output column, a static side made of static tables),
-    /// on one partition and on two; each plan shows a `StaticLookupExec` and no hash join
-    /// with a static input is left.
+    /// on one partition and on two, in batches of the default size and of 2 rows (a probe
+    /// row meeting several static rows: its output split); each plan shows a
+    /// `StaticLookupExec` and no hash join with a static input is left.
     #[tokio::test]
     async fn lookups_give_the_hash_joins_rows() {
-        for partitions in [1, 2] {
-            let with = session(true, partitions).await;
-            let without = session(false, partitions).await;
+        for (partitions, batch_size) in [(1, 8192), (2, 8192), (1, 2), (2, 2)] {
+            let with = session(true, partitions, batch_size).await;
+            let without = session(false, partitions, batch_size).await;
             with.keep_last_plans(true);
             let inputs = [
                 (vec![1, 2, 3, 4], vec![Some(1), Some(2), Some(3), None]),

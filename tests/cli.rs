@@ -839,8 +839,9 @@ fn moves_of_a_fen_file_written_to_a_report() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `validate --profile`: one row per stage run (runs, rows, times), a total whose runs and
-/// rows are the stages' sums, and shares that add up to 100%.
+/// `validate --profile`: on stderr (standard output is the report alone), one row per stage
+/// run (runs, rows, times), a total whose runs and rows are the stages' sums, and shares
+/// that add up to 100%.
 #[test]
 fn validate_profile_prints_the_stage_table() {
     let out = run(
@@ -856,10 +857,13 @@ fn validate_profile_prints_the_stage_table() {
         CLEAN.as_bytes(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let stdout = text(&out.stdout);
-    let start = stdout.find("stage ").expect("profile header");
-    let (report, table) = stdout.split_at(start);
+    // the report alone on standard output, the profile on stderr after the summary
+    let report = text(&out.stdout);
+    assert!(!report.contains("stage "), "{report}");
     assert_eq!(read_csv(report.as_bytes()).1.len(), 3);
+    let stderr = text(&out.stderr);
+    let start = stderr.find("stage ").expect("profile header");
+    let table = &stderr[start..];
     let lines: Vec<&str> = table.lines().collect();
     let header: Vec<&str> = lines[0].split_whitespace().collect();
     assert_eq!(

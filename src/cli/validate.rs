@@ -44,7 +44,8 @@ pub struct Args {
     /// --threads pipelines).
     #[arg(long, default_value_t = 10_000)]
     batch: usize,
-    /// Print the per-stage profile (rows, time) of the whole run.
+    /// Print the per-stage profile (rows, time) of the whole run on stderr, after the
+    /// summary.
     #[arg(long)]
     profile: bool,
 }
@@ -189,14 +190,15 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         note!("{line}");
     }
     if args.profile {
+        // on stderr with the summary: standard output may be the report
         let report = ProfileReport::of_engines(validator.engines());
-        out!("{}", report.to_table())?;
+        note!("{}", report.to_table().trim_end());
         let runs: u64 = report.rows.iter().map(|r| r.runs).sum();
         let games = summary.games.max(1) as f64;
-        out!(
-            "stage runs: {runs} ({:.1} per 1,000 games)\n",
+        note!(
+            "stage runs: {runs} ({:.1} per 1,000 games)",
             runs as f64 * 1000.0 / games
-        )?;
+        );
     }
     Ok(if interrupted {
         ExitCode::from(crate::interrupt::EXIT_INTERRUPTED)

@@ -2,6 +2,7 @@
 //! for each join key the rows that hold it.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Array, UInt64Array};
@@ -24,7 +25,7 @@ pub struct StaticIndex {
     /// Row numbers of `batch`, grouped by key: `keys` maps a key to a range of it.
     rows: Vec<u64>,
     /// The index's memory, reserved in the session's memory pool for as long as it lives.
-    _reservation: Option<MemoryReservation>,
+    _reservation: MemoryReservation,
 }
 
 /// Where the rows of a key are in [`StaticIndex::rows`]: start and length.
@@ -42,87 +43,46 @@ enum Keys {
 }
 
 impl StaticIndex {
-    /// Indexes `batch` (the static side's rows) by the values of `key_exprs` over it.
+    /// Indexes `batch` (the static side's rows) by the values of `key_exprs` over it, its
+    /// memory (rows, keys and row numbers, estimated) reserved in `pool` under the consumer
+    /// name `static index` for as long as the index lives.
     ///
-    /// Errors: a key expression that does not evaluate over `batch`, or key types Arrow's
-    /// row format does not take.
-    pub fn build(batch: RecordBatch, key_exprs: &[PhysicalExprRef]) -> Result<StaticIndex> {
+    /// Errors: a key expression that does not evaluate over `batch`, key types Arrow's row
+    /// format does not take, or
+    /// [`datafusion::error::DataFusionError::ResourcesExhausted`] when the pool cannot grant
+    /// the memory.
+    pub fn build(
+        batch: RecordBatch,
+        key_exprs: &[PhysicalExprRef],
+        pool: &Arc<dyn MemoryPool>,
+    ) -> Result<StaticIndex> {
         let keys = evaluate(&batch, key_exprs)?;
-        let mut groups: Vec<Vec<u64>> = vec![];
-        let (index, rows) = match integer_keys(&keys)? {
+        let (index, rows, key_bytes) = match integer_keys(&keys)? {
             Some(values) => {
-                let mut map: HashMap<u64, u32> = HashMap::new();
-                for (row, v) in values.iter().enumerate() {
-                    if let Some(v) = v {
-                        let g = *map.entry(*v).or_insert_with(|| {
-                            groups.push(vec![]);
-                            groups.len() as u32 - 1
-                        });
-                        groups[g as usize].push(row as u64);
-                    }
-                }
-                let (rows, ranges) = flatten(groups);
-                let map = map.into_iter().map(|(k, g)| (k, ranges[g as usize]));
-                (Keys::Integer(map.collect()), rows)
+                let (map, rows) = group(values.into_iter());
+                let bytes = map.len() * (8 + 8);
+                (Keys::Integer(map), rows, bytes)
             }
             None => {
-                let converter = RowConverter::new(
-                    keys.iter()
-                        .map(|k| SortField::new(k.data_type().clone()))
-                        .collect(),
-                )?;
+                let fields = keys.iter().map(|k| SortField::new(k.data_type().clone()));
+                let converter = RowConverter::new(fields.collect())?;
                 let converted = converter.convert_columns(&keys)?;
-                let mut map: HashMap<Box<[u8]>, u32> = HashMap::new();
-                for row in 0..batch.num_rows() {
-                    if keys.iter().any(|k| k.is_null(row)) {
-                        continue;
-                    }
-                    let key = converted.row(row);
-                    let key: &[u8] = key.as_ref();
-                    let g = match map.get(key) {
-                        Some(g) => *g,
-                        None => {
-                            groups.push(vec![]);
-                            map.insert(key.into(), groups.len() as u32 - 1);
-                            groups.len() as u32 - 1
-                        }
-                    };
-                    groups[g as usize].push(row as u64);
-                }
-                let (rows, ranges) = flatten(groups);
-                let map = map.into_iter().map(|(k, g)| (k, ranges[g as usize]));
-                (
-                    Keys::Rows {
-                        converter,
-                        map: map.collect(),
-                    },
-                    rows,
-                )
+                let (map, rows) = group((0..batch.num_rows()).map(|row| {
+                    let null = keys.iter().any(|k| k.is_null(row));
+                    (!null).then(|| Box::<[u8]>::from(converted.row(row).as_ref()))
+                }));
+                let bytes = map.keys().map(|k| k.len() + 16 + 8).sum();
+                (Keys::Rows { converter, map }, rows, bytes)
             }
         };
+        let reservation = MemoryConsumer::new("static index").register(pool);
+        reservation.try_grow(batch.get_array_memory_size() + rows.len() * 8 + key_bytes)?;
         Ok(StaticIndex {
             batch,
             keys: index,
             rows,
-            _reservation: None,
+            _reservation: reservation,
         })
-    }
-
-    /// The index with its memory (its rows, keys and row numbers, estimated) reserved in
-    /// `pool` under the consumer name `static index`.
-    ///
-    /// Errors: [`datafusion::error::DataFusionError::ResourcesExhausted`] when the pool
-    /// cannot grant it.
-    pub fn reserved(mut self, pool: &Arc<dyn MemoryPool>) -> Result<StaticIndex> {
-        let keys = match &self.keys {
-            Keys::Integer(m) => m.len() * (8 + 8),
-            Keys::Rows { map, .. } => map.keys().map(|k| k.len() + 16 + 8).sum(),
-        };
-        let bytes = self.batch.get_array_memory_size() + self.rows.len() * 8 + keys;
-        let reservation = MemoryConsumer::new("static index").register(pool);
-        reservation.try_grow(bytes)?;
-        self._reservation = Some(reservation);
-        Ok(self)
     }
 
     /// The static side's rows.
@@ -205,13 +165,23 @@ fn integer_keys(keys: &[ArrayRef]) -> Result<Option<Vec<Option<u64>>>> {
     })
 }
 
-/// The groups' rows one after another, and each group's range.
-fn flatten(groups: Vec<Vec<u64>>) -> (Vec<u64>, Vec<Range>) {
-    let mut rows = Vec::with_capacity(groups.iter().map(Vec::len).sum());
-    let mut ranges = Vec::with_capacity(groups.len());
-    for g in groups {
-        ranges.push((rows.len() as u32, g.len() as u32));
-        rows.extend(g);
+/// The rows of each key (row numbers in order, NULL keys left out): each key's range of
+/// the returned row numbers, which hold one key's rows after another.
+fn group<K: Hash + Eq>(keys: impl Iterator<Item = Option<K>>) -> (HashMap<K, Range>, Vec<u64>) {
+    let mut groups: HashMap<K, Vec<u64>> = HashMap::new();
+    for (row, key) in keys.enumerate() {
+        if let Some(key) = key {
+            groups.entry(key).or_default().push(row as u64);
+        }
     }
-    (rows, ranges)
+    let mut rows = Vec::with_capacity(groups.values().map(Vec::len).sum());
+    let map = groups
+        .into_iter()
+        .map(|(key, g)| {
+            let range = (rows.len() as u32, g.len() as u32);
+            rows.extend(g);
+            (key, range)
+        })
+        .collect();
+    (map, rows)
 }

@@ -111,8 +111,7 @@ pub async fn static_lookups(
     for (at, static_left, input, keys) in joins {
         let batches = collect(input.clone(), context.clone()).await?;
         let batch = concat_batches(&input.schema(), &batches)?;
-        let index = StaticIndex::build(batch, &keys)?.reserved(context.memory_pool())?;
-        let index = Arc::new(index);
+        let index = Arc::new(StaticIndex::build(batch, &keys, context.memory_pool())?);
         indexes.insert(at, (static_left, index, static_tables(&input)));
     }
     // top down, so that a join is met before any join below it is replaced (which would

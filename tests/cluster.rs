@@ -347,3 +347,22 @@ fn separate_processes_answer_as_in_process_and_survive_a_killed_executor() {
     drop(children);
     let _ = std::fs::remove_dir_all(&work);
 }
+
+/// Every job is planned whole with Ballista's static planner, whatever the client asks:
+/// Ballista 55's adaptive planner never ends a query whose executor is lost at the wrong
+/// moment (the re-run stage's outputs are refused). A stage whose input is gone fails the
+/// query at once: a second attempt would keep the rows its first attempt delivered and
+/// return them twice.
+#[test]
+fn the_scheduler_plans_statically_and_fails_a_stage_whose_input_is_lost() {
+    use ballista_core::config::BALLISTA_ADAPTIVE_PLANNER_ENABLED;
+    use ballista_core::extension::SessionConfigExt;
+    let config = SchedulerOptions::default().scheduler_config();
+    assert_eq!(config.stage_max_failures, 1);
+    let builder = config.override_session_builder.expect("session builder");
+    let asked =
+        sqlchess::cluster::session_config().set_bool(BALLISTA_ADAPTIVE_PLANNER_ENABLED, true);
+    assert!(asked.ballista_adaptive_query_planner_enabled());
+    let state = builder(asked).expect("session state");
+    assert!(!state.config().ballista_adaptive_query_planner_enabled());
+}

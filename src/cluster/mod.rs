@@ -33,7 +33,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use ballista::extension::{SessionConfigExt, SessionContextExt};
-use ballista_core::config::TaskSchedulingPolicy;
+use ballista_core::config::{BALLISTA_ADAPTIVE_PLANNER_ENABLED, TaskSchedulingPolicy};
 use ballista_core::registry::BallistaFunctionRegistry;
 use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
 use ballista_executor::executor_process::{ExecutorProcessConfig, start_executor_process};
@@ -125,6 +125,12 @@ pub struct SchedulerOptions {
     /// How many times a task may fail (of an I/O error or a lost executor) before its query
     /// fails (default 4).
     pub task_max_failures: usize,
+    /// How many times a stage may fail to read another stage's output (a shuffle whose
+    /// executor is gone) before its query fails (default 1: the query fails at once, with
+    /// the executor in its error). Ballista 55 re-runs such a stage whole but keeps the
+    /// outputs its first attempt already delivered, so a second attempt can return rows
+    /// twice; `sqlchess` prefers the error.
+    pub stage_max_failures: usize,
 }
 
 impl Default for SchedulerOptions {
@@ -136,15 +142,23 @@ impl Default for SchedulerOptions {
             executor_timeout_seconds: 30,
             expire_interval_seconds: 5,
             task_max_failures: 4,
+            stage_max_failures: 1,
         }
     }
 }
 
 impl SchedulerOptions {
-    fn config(&self) -> SchedulerConfig {
-        // the scheduler plans the scans and calls the scalar functions by name
+    /// Ballista's scheduler configuration for these options, as [`serve_scheduler_on`] uses
+    /// it: our codecs, session builder (the chess tables and functions; Ballista's static
+    /// planner for every job, below) and liveness settings.
+    pub fn scheduler_config(&self) -> SchedulerConfig {
+        // the scheduler plans the scans and calls the scalar functions by name. Every job
+        // is planned whole at submission (Ballista's static planner): Ballista 55's adaptive
+        // planner does not recover from a lost executor (a re-run stage's outputs are
+        // refused and the query never ends), whatever the client asks for
         let session_builder: ballista_scheduler::SessionBuilder =
             Arc::new(|config: SessionConfig| {
+                let config = config.set_bool(BALLISTA_ADAPTIVE_PLANNER_ENABLED, false);
                 let state = ballista_core::utils::default_session_builder(config)?;
                 let ctx = SessionContext::new_with_state(state);
                 crate::sql::register(&ctx);
@@ -162,6 +176,7 @@ impl SchedulerOptions {
             expire_dead_executor_interval_seconds: self.expire_interval_seconds,
             no_executors_grace_period_seconds: self.executor_timeout_seconds,
             task_max_failures: self.task_max_failures,
+            stage_max_failures: self.stage_max_failures,
             override_logical_codec: Some(logical_codec()),
             override_physical_codec: Some(Arc::new(physical_codec(None))),
             override_session_builder: Some(session_builder),
@@ -179,7 +194,7 @@ pub async fn serve_scheduler_on(
     listener: tokio::net::TcpListener,
     options: &SchedulerOptions,
 ) -> Result<()> {
-    let config = options.config();
+    let config = options.scheduler_config();
     let cluster = BallistaCluster::new_from_config(&config)
         .await
         .map_err(|e| cluster_error("scheduler", e))?;

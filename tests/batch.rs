@@ -18,6 +18,7 @@ use sqlchess::pgn::PgnReader;
 use sqlchess::validate::{
     ErrorKind, PlyRow, ValidateOptions, Validator, validate_games, validate_games_with,
 };
+use crate::common::scratch;
 
 /// One row of the per-ply CSV, as written.
 #[derive(Debug, Clone)]
@@ -121,13 +122,6 @@ fn check_against_shakmaty((start, mode): (Chess, CastlingMode), rows: &[CsvPly])
     }
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sqlchess-batch-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
 /// A movetext token without check marks and glyphs, castling with letter O.
 fn normalized(token: &str) -> String {
     token
@@ -137,7 +131,7 @@ fn normalized(token: &str) -> String {
 
 #[test]
 fn plies_csv_of_the_sample_agrees_with_the_report_the_movetext_and_shakmaty() {
-    let dir = temp_dir("plies");
+    let dir = scratch("batch-plies");
     let (report, plies) = (dir.join("report.csv"), dir.join("plies.csv"));
     let out = Command::new(env!("CARGO_BIN_EXE_sqlchess"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -282,7 +276,6 @@ fn plies_csv_of_the_sample_agrees_with_the_report_the_movetext_and_shakmaty() {
     assert!(first_rows[8].is_castling);
     assert_eq!(first_rows[13].san, "bxc4");
     assert!(first_rows[13].is_capture && !first_rows[13].is_check);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 const EDGES: &str = "[Event \"edges\"]\n[Result \"*\"]\n\n\

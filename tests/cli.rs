@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 use datafusion::arrow::array::RecordBatch;
+use crate::common::scratch;
 
 const COLUMNS: [&str; 8] = [
     "file",
@@ -33,14 +34,6 @@ const ILLEGAL: &str = "[Event \"ok\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n
 
 fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/sample.pgn")
-}
-
-/// A fresh, empty directory of its own under the system temp dir.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sqlchess-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 /// Starts the binary in the crate root (stdin, stdout and stderr piped).
@@ -114,7 +107,7 @@ fn batches_rows(batches: &[RecordBatch]) -> usize {
 
 #[test]
 fn validate_writes_every_report_format() {
-    let dir = temp_dir("formats");
+    let dir = scratch("cli-formats");
     let exts = ["csv", "json", "parquet", "arrow"];
     // the four runs at once (each is mostly per-ply latency)
     let children: Vec<Child> = exts
@@ -212,12 +205,11 @@ fn validate_writes_every_report_format() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn directories_compressed_files_and_stdin_give_the_same_report() {
-    let dir = temp_dir("inputs");
+    let dir = scratch("cli-inputs");
     let pgn = std::fs::read(sample()).expect("sample.pgn");
     let sub = dir.join("sub");
     std::fs::create_dir_all(&sub).expect("sub");
@@ -280,12 +272,11 @@ fn directories_compressed_files_and_stdin_give_the_same_report() {
             i, files[i]
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn stdin_lines_format_flag_and_exit_status() {
-    let dir = temp_dir("status");
+    let dir = scratch("cli-status");
     let clean = dir.join("clean.pgn");
     std::fs::write(&clean, CLEAN).expect("write");
     let illegal = dir.join("illegal.pgn");
@@ -407,7 +398,6 @@ fn stdin_lines_format_flag_and_exit_status() {
         read_csv(&std::fs::read(&report).expect("report")).1.len(),
         3
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -587,7 +577,7 @@ fn read_report(bytes: &[u8], format: &str, dir: &Path) -> (Vec<String>, Vec<Vec<
 /// the CSV in batches of 3 equals the CSV in one batch.
 #[test]
 fn report_formats_read_back_equal_the_csv_cell_by_cell() {
-    let dir = temp_dir("read-back");
+    let dir = scratch("cli-read-back");
     let files = [
         ("csv", "csv"),
         ("json", "json"),
@@ -661,7 +651,6 @@ fn report_formats_read_back_equal_the_csv_cell_by_cell() {
         assert_eq!(rows, want, "--format {format} to stdout");
     }
     assert_eq!(checked, 8 * 20 * want_head.len());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `--threads` 1 and 3 give the default's output (validate, moves, perft); with stderr not a
@@ -778,7 +767,7 @@ fn moves_of_a_fen_file_written_to_a_report() {
     use shakmaty::fen::Fen;
     use shakmaty::san::SanPlus;
     use shakmaty::{CastlingMode, Chess, Position};
-    let dir = temp_dir("moves-fens");
+    let dir = scratch("cli-moves-fens");
     // 9,998 start positions first: the file is read 10,000 lines at a time, so the lines
     // below straddle two chunks (position_index counts on across chunks)
     let mut fens: Vec<&str> = vec![START; 9_998];
@@ -836,7 +825,6 @@ fn moves_of_a_fen_file_written_to_a_report() {
     // 9,998 × 20, then 20 + 48 + 32 moves; the stalemate has none
     assert_eq!(want.len(), 9_998 * 20 + 100);
     assert_eq!(rows, want);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `validate --profile`: on stderr (standard output is the report alone), one row per stage
@@ -926,7 +914,7 @@ fn validate_profile_prints_the_stage_table() {
 /// every report equals the plain file's.
 #[test]
 fn compressed_stdin_and_multi_member_files() {
-    let dir = temp_dir("multi");
+    let dir = scratch("cli-multi");
     let pgn = std::fs::read(sample()).expect("sample.pgn");
     let text = String::from_utf8(pgn.clone()).expect("UTF-8");
     // two parts cut at the start of the 11th game
@@ -974,7 +962,6 @@ fn compressed_stdin_and_multi_member_files() {
         assert_eq!(out.status.code(), Some(0), "{ext} members: {}", show(&out));
         assert_eq!(strip(read_csv(&out.stdout).1), want, "{ext}: two members");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The legal moves of `fen` as shakmaty writes them in `mode`: `SAN<TAB>UCI` lines, sorted.
@@ -1186,7 +1173,7 @@ fn sql_threads_limits_refused_up_front_and_the_bundled_sample() {
             assert_eq!(out.status.code(), Some(0), "{a:?}: {}", show(&out));
         }
     }
-    let elsewhere = temp_dir("elsewhere");
+    let elsewhere = scratch("cli-elsewhere");
     let out = run_in(&elsewhere, &["validate", "--format", "csv"]);
     let (_, rows) = read_csv(&out.stdout);
     assert_eq!(rows.len(), 20, "{}", show(&out));
@@ -1202,7 +1189,7 @@ fn sql_threads_limits_refused_up_front_and_the_bundled_sample() {
 /// still validated.
 #[test]
 fn validate_recognises_inputs_by_their_first_bytes() {
-    let dir = temp_dir("first-bytes");
+    let dir = scratch("cli-first-bytes");
     let plain = std::fs::read(sample()).expect("sample");
     let mut gz = flate2::write::GzEncoder::new(vec![], flate2::Compression::default());
     gz.write_all(&plain).expect("gzip");

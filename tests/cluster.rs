@@ -13,6 +13,7 @@ use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::prelude::SessionContext;
 use sqlchess::cluster::{LocalCluster, SchedulerOptions};
 use sqlchess::sql;
+use crate::common::scratch;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -152,8 +153,7 @@ async fn a_local_cluster_of_two_executors_gives_the_in_process_answers() {
 async fn a_file_gone_when_an_executor_reads_it_names_the_path_and_the_executor() {
     let cluster = LocalCluster::start(1, 1, quick()).expect("cluster");
     let remote = cluster.context().await.expect("client");
-    let dir = std::env::temp_dir().join(format!("sqlchess-cluster-gone-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = scratch("cluster-gone");
     let file = dir.join("gone.pgn");
     std::fs::copy(root().join("tests/data/pgn/sample.pgn"), &file).expect("copy");
     // planned (on the client) while the file is there
@@ -185,7 +185,6 @@ async fn a_file_gone_when_an_executor_reads_it_names_the_path_and_the_executor()
         .expect_err("relative path")
         .to_string();
     assert!(err.contains("absolute"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Child processes of a test, killed when it ends however it ends.
@@ -283,7 +282,7 @@ fn csv_lines(text: &str) -> Vec<String> {
 
 #[test]
 fn separate_processes_answer_as_in_process_and_survive_a_killed_executor() {
-    let work = std::env::temp_dir().join(format!("sqlchess-cluster-procs-{}", std::process::id()));
+    let work = scratch("cluster-procs");
     let mut children = Children(vec![]);
     let port = start_processes(&mut children, 2, &work);
     let url = format!("df://127.0.0.1:{port}");
@@ -345,7 +344,6 @@ fn separate_processes_answer_as_in_process_and_survive_a_killed_executor() {
         eprintln!("the query completed on the other executor after the kill");
     }
     drop(children);
-    let _ = std::fs::remove_dir_all(&work);
 }
 
 /// Every job is planned whole with Ballista's static planner, whatever the client asks:

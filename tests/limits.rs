@@ -12,19 +12,12 @@ use std::time::{Duration, Instant};
 use sqlchess::session::SessionError;
 use sqlchess::session::memory::{MemoryBudget, parse_size};
 use sqlchess::{Engine, Error, PipelineConfig};
+use crate::common::scratch;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/sample.pgn")
-}
-
-/// A fresh, empty directory of its own under the system temp dir.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sqlchess-limits-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 fn sqlchess(args: &[&str]) -> Command {
@@ -57,7 +50,7 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn a_complete_run_renames_its_outputs_and_leaves_no_temporary_file() {
-    let dir = temp_dir("complete");
+    let dir = scratch("limits-complete");
     let out = dir.join("report.csv");
     let plies = dir.join("plies.parquet");
     let sample = sample();
@@ -88,7 +81,7 @@ fn a_complete_run_renames_its_outputs_and_leaves_no_temporary_file() {
 
 #[test]
 fn a_failing_run_leaves_no_file_at_out() {
-    let dir = temp_dir("failing");
+    let dir = scratch("limits-failing");
     let out = dir.join("report.csv");
     let sample = sample();
     // the ply table cannot be created: the run fails after the report file was opened
@@ -107,7 +100,7 @@ fn a_failing_run_leaves_no_file_at_out() {
 
 #[test]
 fn ctrl_c_stops_validate_cleanly_with_a_summary() {
-    let dir = temp_dir("sigint");
+    let dir = scratch("limits-sigint");
     // a large input: sample.pgn 400 times (8,000 games)
     let sample = std::fs::read(sample()).expect("sample");
     let big = dir.join("big.pgn");
@@ -279,7 +272,7 @@ const RSS_MARGIN: u64 = 200 << 20;
 /// process's peak resident memory; the same query without the flag gives the rows.
 #[test]
 fn sql_stays_within_its_memory_limit() {
-    let dir = temp_dir("sql-limit");
+    let dir = scratch("limits-sql-limit");
     let games =
         std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/pgn/queries.pgn"))
             .expect("queries.pgn");
@@ -327,7 +320,7 @@ fn queries_copies(dir: &Path, times: usize) -> PathBuf {
 /// tables when a 32 MiB limit runs out; smaller batches would fit, larger limits too.)
 #[test]
 fn a_run_stopped_by_the_limit_keeps_its_partial_file_and_names_a_limit_that_works() {
-    let dir = temp_dir("limit-partial");
+    let dir = scratch("limits-limit-partial");
     let big = queries_copies(&dir, 80);
     let report = dir.join("report.csv");
     let plies = dir.join("plies.csv");

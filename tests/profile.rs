@@ -7,6 +7,7 @@ use std::process::Command;
 use sqlchess::profile::{self, DEFAULT_POSITIONS, PipelineKind, ProfileReport, Workload};
 use sqlchess::stages::Stage;
 use sqlchess::{Engine, PipelineConfig};
+use crate::common::scratch;
 
 /// Stages `Engine::legal_moves` runs, all of which produce rows on the default positions.
 const FIDE_STAGES: &[&str] = &[
@@ -100,8 +101,7 @@ async fn profile_fide_default_positions() {
     // legal_move_count) plus the 3,783 legal replies to their checking moves (python-chess:
     // tests/data/oracle_positions.csv checking_moves_uci, one ply on)
     assert_eq!(legal.rows, 32_869);
-    let dir = std::env::temp_dir().join(format!("sqlchess-profile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = scratch("profile");
     let path = dir.join("fide.json");
     report.write_json(&path).expect("json");
     let text = std::fs::read_to_string(&path).expect("read json");
@@ -115,7 +115,6 @@ async fn profile_fide_default_positions() {
         );
         assert!(line.contains("\"share_pct\":"), "{line}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -234,8 +233,7 @@ async fn metrics_are_per_run() {
 #[test]
 fn binary_profile_and_explain() {
     let exe = env!("CARGO_BIN_EXE_sqlchess");
-    let dir = std::env::temp_dir().join(format!("sqlchess-profile-bin-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = scratch("profile-bin");
     let json = dir.join("seed.json");
     let out = Command::new(exe)
         .args(["profile", "--pipeline", "seed", "--json"])
@@ -285,7 +283,6 @@ fn binary_profile_and_explain() {
         stdout.contains("-- physical plan with metrics (last run)"),
         "{stdout}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The default workload's positions are the `fen` column of tests/data/oracle_positions.csv

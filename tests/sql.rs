@@ -6,7 +6,6 @@
 
 use crate::common;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use common::data;
@@ -14,6 +13,7 @@ use datafusion::arrow::array::RecordBatch;
 use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::SessionContext;
 use sqlchess::sql::{self, PgnScanExec};
+use crate::common::scratch;
 
 async fn query(ctx: &SessionContext, q: &str) -> Vec<RecordBatch> {
     ctx.sql(q)
@@ -48,14 +48,6 @@ fn rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
 
 fn sample() -> String {
     data("pgn/sample.pgn").display().to_string()
-}
-
-/// A fresh directory under the system temp dir.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sqlchess-sql-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 /// The `read_pgn` scans of a physical plan.
@@ -188,7 +180,7 @@ fn cli(args: &[&str], stdin: &str) -> (i32, String, String) {
 
 #[test]
 fn cli_statements_formats_copy_and_errors() {
-    let dir = temp_dir("cli");
+    let dir = scratch("sql-cli");
     let s = sample();
     // a table by default
     let (code, out, _) = cli(
@@ -269,7 +261,6 @@ fn cli_statements_formats_copy_and_errors() {
     let (code, _, err) = cli(&["SELECT nope FROM read_pgn('/no/such/file.pgn')"], "");
     assert_eq!(code, 2);
     assert!(err.contains("/no/such/file.pgn"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn queries_pgn() -> String {
@@ -571,7 +562,7 @@ async fn plans_that_travel_need_absolute_paths_and_name_where_a_file_is_missing(
         "{err}"
     );
     // a file there when planned, gone when the scan runs elsewhere
-    let dir = temp_dir("codec-missing");
+    let dir = scratch("sql-codec-missing");
     let file = dir.join("gone.pgn");
     std::fs::copy(sample(), &file).expect("copy");
     let df = ctx
@@ -597,5 +588,4 @@ async fn plans_that_travel_need_absolute_paths_and_name_where_a_file_is_missing(
         err.contains(&file.display().to_string()) && err.contains("executor test-7"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

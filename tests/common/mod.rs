@@ -355,3 +355,36 @@ pub async fn split_reads_agree(
     }
     cut
 }
+
+/// A fresh, empty directory under the system temp dir (`sqlchess-NAME-…`), removed with
+/// everything in it when the value is dropped: at the end of its test, passed or failed.
+/// Reads as the [`Path`](std::path::Path) of the directory.
+pub struct Scratch(tempfile::TempDir);
+
+/// A [`Scratch`] directory for a test named `name`.
+pub fn scratch(name: &str) -> Scratch {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("sqlchess-{name}-"))
+        .tempdir()
+        .expect("temp dir");
+    Scratch(dir)
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<std::path::Path> for Scratch {
+    fn as_ref(&self) -> &std::path::Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.path().as_os_str()
+    }
+}

@@ -9,15 +9,10 @@ use std::process::Command;
 
 use sqlchess::pgn::PgnReader;
 
+use crate::common::scratch;
+
 const THREADS: [&str; 3] = ["1", "2", "3"];
 const BATCHES: [Option<&str>; 3] = [Some("1"), Some("7"), None];
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sqlchess-settings-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
 
 /// Runs `validate` on `inputs` with the settings; returns the report (and the ply table).
 fn validate(
@@ -155,7 +150,7 @@ fn varied_games(dir: &Path) -> (PathBuf, usize) {
 
 #[test]
 fn same_reports_and_ply_tables_for_threads_and_batches() {
-    let dir = temp_dir("varied");
+    let dir = scratch("settings-varied");
     let full = std::env::var("SQLCHESS_SETTINGS_FULL").is_ok_and(|v| v == "1");
     if full {
         let runs = same_answers(&all_shared(), &BATCHES, true, &dir);
@@ -169,5 +164,4 @@ fn same_reports_and_ply_tables_for_threads_and_batches() {
         let runs = same_answers(&all_shared(), &[None], false, &dir);
         assert_eq!(runs, 3);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::{data, engine, rt};
+use common::{data, engine, rt, scratch};
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
@@ -18,7 +18,6 @@ use sqlchess::pgn::PgnReader;
 use sqlchess::validate::{
     ErrorKind, PlyRow, ValidateOptions, Validator, validate_games, validate_games_with,
 };
-use crate::common::scratch;
 
 /// One row of the per-ply CSV, as written.
 #[derive(Debug, Clone)]

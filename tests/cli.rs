@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 use datafusion::arrow::array::RecordBatch;
+
 use crate::common::scratch;
 
 const COLUMNS: [&str; 8] = [

@@ -13,6 +13,7 @@ use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::prelude::SessionContext;
 use sqlchess::cluster::{LocalCluster, SchedulerOptions};
 use sqlchess::sql;
+
 use crate::common::scratch;
 
 fn root() -> PathBuf {

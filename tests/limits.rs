@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use sqlchess::session::SessionError;
 use sqlchess::session::memory::{MemoryBudget, parse_size};
 use sqlchess::{Engine, Error, PipelineConfig};
-use crate::common::scratch;
+
+use common::scratch;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 

@@ -7,6 +7,7 @@ use std::process::Command;
 use sqlchess::profile::{self, DEFAULT_POSITIONS, PipelineKind, ProfileReport, Workload};
 use sqlchess::stages::Stage;
 use sqlchess::{Engine, PipelineConfig};
+
 use crate::common::scratch;
 
 /// Stages `Engine::legal_moves` runs, all of which produce rows on the default positions.

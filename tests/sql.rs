@@ -8,12 +8,11 @@ use crate::common;
 
 use std::sync::Arc;
 
-use common::data;
+use common::{data, scratch};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::SessionContext;
 use sqlchess::sql::{self, PgnScanExec};
-use crate::common::scratch;
 
 async fn query(ctx: &SessionContext, q: &str) -> Vec<RecordBatch> {
     ctx.sql(q)

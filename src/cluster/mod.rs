@@ -23,11 +23,14 @@
 //! Settings kept equal to the in-process plans: `datafusion.optimizer.prefer_hash_join =
 //! true` (Ballista's default is false). The scans are planned on the scheduler with the
 //! client's `sqlchess.split_bytes`, which travels inside each `read_pgn` / `read_plies`
-//! table ([`crate::sql::PgnTable::split_bytes`]).
+//! table ([`crate::sql::PgnTable::split_bytes`]). The scheduler plans every job with
+//! Ballista's static planner and keeps a limit pushed into an in-memory scan as its own
+//! operator (`memory_fetch`).
 //! Tasks are pulled by the executors (Ballista's `PullStaged`), so no port of an executor
 //! but its Arrow Flight port (results and shuffles) needs to be reachable.
 
 mod local;
+mod memory_fetch;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -160,6 +163,9 @@ impl SchedulerOptions {
             Arc::new(|config: SessionConfig| {
                 let config = config.set_bool(BALLISTA_ADAPTIVE_PLANNER_ENABLED, false);
                 let state = ballista_core::utils::default_session_builder(config)?;
+                let state = SessionStateBuilder::new_from_existing(state)
+                    .with_physical_optimizer_rule(Arc::new(memory_fetch::MemoryFetchAsLimit))
+                    .build();
                 let ctx = SessionContext::new_with_state(state);
                 crate::sql::register(&ctx);
                 Ok(ctx.state())

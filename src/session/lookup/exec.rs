@@ -67,16 +67,8 @@ impl StaticLookupExec {
         index: Arc<StaticIndex>,
         tables: Vec<String>,
     ) -> StaticLookupExec {
-        let probe = if static_left {
-            join.right.clone()
-        } else {
-            join.left.clone()
-        };
-        let probe_keys = join
-            .on
-            .iter()
-            .map(|(l, r)| if static_left { r.clone() } else { l.clone() })
-            .collect();
+        let (probe, probe_keys) = super::join_input(join, !static_left);
+        let probe = probe.clone();
         let left_width = join.left.schema().fields().len();
         let width = left_width + join.right.schema().fields().len();
         let columns = match join.projection.as_deref() {

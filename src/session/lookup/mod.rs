@@ -27,6 +27,7 @@ use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{JoinType, NullEquality};
 use datafusion::error::Result;
 use datafusion::execution::TaskContext;
+use datafusion::physical_expr::PhysicalExprRef;
 use datafusion::physical_plan::joins::HashJoinExec;
 use datafusion::physical_plan::{ExecutionPlan, collect};
 
@@ -75,6 +76,16 @@ fn static_side(join: &HashJoinExec) -> Option<bool> {
     }
 }
 
+/// One input of a hash join, the left one or the right one, with its join keys.
+fn join_input(join: &HashJoinExec, left: bool) -> (&Arc<dyn ExecutionPlan>, Vec<PhysicalExprRef>) {
+    let keys = join
+        .on
+        .iter()
+        .map(|(l, r)| if left { l } else { r }.clone())
+        .collect();
+    (if left { &join.left } else { &join.right }, keys)
+}
+
 /// `plan` with a [`StaticLookupExec`] in place of each hash join that can be one (see the
 /// module's text). Each static input is run once here, with `context`, and indexed by its
 /// join keys; the index's memory is reserved in `context`'s memory pool while the plan
@@ -92,14 +103,7 @@ pub async fn static_lookups(
         if let Some(join) = node.downcast_ref::<HashJoinExec>()
             && let Some(static_left) = static_side(join)
         {
-            let (input, keys) = if static_left {
-                (&join.left, join.on.iter().map(|(l, _)| l.clone()).collect())
-            } else {
-                (
-                    &join.right,
-                    join.on.iter().map(|(_, r)| r.clone()).collect(),
-                )
-            };
+            let (input, keys) = join_input(join, static_left);
             joins.push((address(node), static_left, input.clone(), keys));
         }
         Ok(TreeNodeRecursion::Continue)

@@ -18,6 +18,7 @@ mod fuzz;
 mod layers;
 mod limits;
 mod pgn_reader;
+mod position_queries;
 mod profile;
 mod queries;
 mod seed;

@@ -11,6 +11,10 @@
 //! fen <FEN>                                  # one line per position: position_id 0, 1, …
 //! fen960 <FEN>                               # a position in Chess960 mode (Setup::chess960)
 //! token <SAN or UCI>                         # the move token of the fen line above
+//! pattern <text> [w|b]                       # a pattern of the fen line above (several
+//!                                            # lines: several patterns): a board pattern
+//!                                            # with its side to move for `subfen_matches`,
+//!                                            # a material description for `material_matches`
 //! columns …                                  # optional: this case's own columns
 //! ----
 //! <one line per row: the columns' values separated by one space, rows sorted>
@@ -64,7 +68,7 @@ use sqlchess::{Engine, Setup};
 /// Loads a case's positions (and tokens), runs the pipeline up to `stage` and returns the
 /// stage's rows. The one function of this file that names stages and tables.
 async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
-    use sqlchess::stages::{APPLY, InputTable, LEGAL, REPLAY, Stage, TOKENS};
+    use sqlchess::stages::{APPLY, InputTable, LEGAL, POSITION, REPLAY, Stage, TOKENS};
     let p = e.pipeline();
     let setups: Vec<Setup> = case
         .fens
@@ -126,6 +130,53 @@ async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
             set(InputTable::ReplayStates, vec![states]).await;
             return run(REPLAY.stages).await;
         }
+        // the searches on the board as square sets, with the case's patterns
+        Stage::SubfenMatches
+        | Stage::MaterialCounts
+        | Stage::Imbalances
+        | Stage::MaterialMatches => {
+            let states = tables::setups_to_states(&pairs).expect("states");
+            set(InputTable::ReplayStates, vec![states]).await;
+            let mut subfen = vec![];
+            let mut material = vec![];
+            for (i, patterns) in case.patterns.iter().enumerate() {
+                for text in patterns {
+                    if stage == Stage::SubfenMatches {
+                        let (board, side) = match text.split_once(' ') {
+                            Some((b, "w")) => (b, Some(sqlchess::chess::color::Color::White)),
+                            Some((b, "b")) => (b, Some(sqlchess::chess::color::Color::Black)),
+                            _ => (text.as_str(), None),
+                        };
+                        let p = sqlchess::chess::subfen::SubfenPattern::parse(board)
+                            .unwrap_or_else(|err| panic!("pattern {text}: {err}"));
+                        subfen.push((i as u64, side, p));
+                    } else {
+                        let p = sqlchess::chess::material_pattern::parse(text)
+                            .unwrap_or_else(|err| panic!("pattern {text}: {err}"));
+                        material.push((i as u64, p));
+                    }
+                }
+            }
+            let subfen: Vec<_> = subfen.iter().map(|(i, s, p)| (*i, *s, p)).collect();
+            let material: Vec<_> = material.iter().map(|(i, p)| (*i, p)).collect();
+            set(
+                InputTable::SubfenPatterns,
+                vec![tables::subfen_patterns_to_batch(&subfen).expect("patterns")],
+            )
+            .await;
+            set(
+                InputTable::MaterialPatterns,
+                vec![tables::material_patterns_to_batch(&material).expect("patterns")],
+            )
+            .await;
+            return run(&[
+                Stage::SubfenMatches,
+                Stage::MaterialCounts,
+                Stage::Imbalances,
+                Stage::MaterialMatches,
+            ])
+            .await;
+        }
         _ => {}
     }
     e.load(&setups).await.expect("load");
@@ -137,6 +188,7 @@ async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
             run(&[Stage::PositionKeys, Stage::PositionStatus]).await
         }
         Stage::SetupChecks => run(&[Stage::SetupChecks]).await,
+        s if POSITION.stages.contains(&s) => run(POSITION.stages).await,
         Stage::FlippedPositions => {
             set_tokens().await;
             run(&[Stage::FlippedPositions]).await
@@ -226,6 +278,8 @@ struct Case {
     /// Per position: loaded in Chess960 mode (`fen960`).
     chess960: Vec<bool>,
     tokens: Vec<Option<String>>,
+    /// Per position: its patterns (`pattern` lines).
+    patterns: Vec<Vec<String>>,
     columns: Vec<Column>,
     expected: Vec<String>,
     /// Lines of the file holding the expected rows (start, end exclusive), for blessing.
@@ -276,6 +330,7 @@ fn parse_file(path: &Path, text: &str) -> Vec<Case> {
             fens: vec![],
             chess960: vec![],
             tokens: vec![],
+            patterns: vec![],
             columns: default_columns.clone().unwrap_or_default(),
             expected: vec![],
             rows: (0, 0),
@@ -290,12 +345,18 @@ fn parse_file(path: &Path, text: &str) -> Vec<Case> {
                 case.fens.push(fen.trim().to_string());
                 case.chess960.push(chess960);
                 case.tokens.push(None);
+                case.patterns.push(vec![]);
             } else if let Some(t) = l.strip_prefix("token ") {
                 let last = case
                     .tokens
                     .last_mut()
                     .unwrap_or_else(|| panic!("{}: token before any fen", at(i)));
                 *last = Some(t.trim().to_string());
+            } else if let Some(t) = l.strip_prefix("pattern ") {
+                case.patterns
+                    .last_mut()
+                    .unwrap_or_else(|| panic!("{}: pattern before any fen", at(i)))
+                    .push(t.trim().to_string());
             } else if let Some(spec) = l.strip_prefix("columns ") {
                 case.columns = parse_columns(spec);
             } else if !(l.is_empty() || l.starts_with('#')) {
@@ -930,6 +991,7 @@ fn by_position(stage: &str, rows: &[Row], case: &Case) -> Vec<Vec<Row>> {
             }
             // the positions after a checking move: by the position it was played in
             "reply_counts" => r["child_id"].u64() / CHILD_STRIDE,
+            "subfen_matches" | "material_matches" => r["matched_id"].u64(),
             _ => r["position_id"].u64(),
         };
         out[id as usize].push(r.clone());
@@ -1720,9 +1782,246 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                     }
                 }
             }
+            "piece_attacks" | "pins" | "checkers" | "hanging" | "material_counts"
+            | "imbalances" | "subfen_matches" | "material_matches" => {
+                position_facts(stage, &case.patterns[i], fen, rows, &ctx);
+            }
             other => panic!("no facts for stage {other} in tests/stages.rs"),
         }
     }
+}
+
+/// The facts of the position stages (`plans/position/`) for one position, from shakmaty's
+/// board: attacks (`Board::attacks_from`), pins (one own piece between the king and an
+/// enemy line piece, `attacks::between`), checkers and hanging pieces (`Board::attacks_to`),
+/// piece counts; the pattern stages by matching the patterns here square by square and, for
+/// material descriptions, by `PieceConstraint::admits` on shakmaty's counts.
+fn position_facts(stage: &str, patterns: &[String], fen: &str, rows: &[Row], ctx: &str) {
+    let setup = Fen::from_ascii(fen.as_bytes()).expect("fen").into_setup();
+    let b = &setup.board;
+    let occ = b.occupied();
+    let side = |c: Color| if c == Color::White { "w" } else { "b" };
+    let n = |s: Square| i64::from(u32::from(s));
+    let text = |r: &Row, c: &str| r[c].text().map(str::to_string);
+    let mut counts = [[0u8; 6]; 2];
+    for s in occ {
+        let p = b.piece_at(s).expect("piece");
+        counts[usize::from(p.color == Color::Black)][p.role as usize - 1] += 1;
+    }
+    let (got, want): (Vec<String>, Vec<String>) = match stage {
+        "piece_attacks" => {
+            let got = rows
+                .iter()
+                .map(|r| {
+                    let cells = [
+                        text(r, "color"),
+                        text(r, "piece"),
+                        text(r, "target_color"),
+                        text(r, "target_piece"),
+                    ];
+                    format!(
+                        "{:?} {:?} {cells:?}",
+                        r["square"].int(),
+                        r["target_sq"].int()
+                    )
+                })
+                .collect();
+            let mut want = vec![];
+            for s in occ {
+                let p = b.piece_at(s).expect("piece");
+                for t in b.attacks_from(s) {
+                    let on = b.piece_at(t);
+                    let cells = [
+                        Some(side(p.color).to_string()),
+                        Some(p.role.upper_char().to_string()),
+                        on.map(|x| side(x.color).to_string()),
+                        on.map(|x| x.role.upper_char().to_string()),
+                    ];
+                    want.push(format!("{:?} {:?} {cells:?}", Some(n(s)), Some(n(t))));
+                }
+            }
+            (got, want)
+        }
+        "pins" => {
+            let got = rows
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+                        r["pinned_sq"].int(),
+                        text(r, "pinned_color"),
+                        text(r, "pinned_piece"),
+                        r["pinner_sq"].int(),
+                        text(r, "pinner_color"),
+                        text(r, "pinner_piece"),
+                        r["king_sq"].int()
+                    )
+                })
+                .collect();
+            let mut want = vec![];
+            for c in [Color::White, Color::Black] {
+                let Some(k) = b.king_of(c) else { continue };
+                let snipers = (attacks::rook_attacks(k, Bitboard::EMPTY) & b.rooks_and_queens()
+                    | attacks::bishop_attacks(k, Bitboard::EMPTY) & b.bishops_and_queens())
+                    & b.by_color(!c);
+                for s in snipers {
+                    let between = attacks::between(k, s) & occ;
+                    let Some(pinned) = between.first() else {
+                        continue;
+                    };
+                    if between.count() != 1 || !b.by_color(c).contains(pinned) {
+                        continue;
+                    }
+                    let role = |q: Square| b.piece_at(q).map(|p| p.role.upper_char().to_string());
+                    want.push(format!(
+                        "{:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+                        Some(n(pinned)),
+                        Some(side(c).to_string()),
+                        role(pinned),
+                        Some(n(s)),
+                        Some(side(!c).to_string()),
+                        role(s),
+                        Some(n(k))
+                    ));
+                }
+            }
+            (got, want)
+        }
+        "checkers" => {
+            let got = rows
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{:?} {:?} {:?}",
+                        r["checker_sq"].int(),
+                        text(r, "checker_color"),
+                        text(r, "checker_piece")
+                    )
+                })
+                .collect();
+            let k = b.king_of(setup.turn).expect("king");
+            let want = b
+                .attacks_to(k, !setup.turn, occ)
+                .into_iter()
+                .map(|s| {
+                    let p = b.piece_at(s).expect("piece");
+                    format!(
+                        "{:?} {:?} {:?}",
+                        Some(n(s)),
+                        Some(side(p.color).to_string()),
+                        Some(p.role.upper_char().to_string())
+                    )
+                })
+                .collect();
+            (got, want)
+        }
+        "hanging" => {
+            let got = rows
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{:?} {:?} {:?} {:?}",
+                        r["hanging_sq"].int(),
+                        text(r, "hanging_color"),
+                        text(r, "hanging_piece"),
+                        r["attackers"].int()
+                    )
+                })
+                .collect();
+            let mut want = vec![];
+            for s in occ {
+                let p = b.piece_at(s).expect("piece");
+                let enemy = b.attacks_to(s, !p.color, occ);
+                if p.role != Role::King && enemy.any() && b.attacks_to(s, p.color, occ).is_empty() {
+                    want.push(format!(
+                        "{:?} {:?} {:?} {:?}",
+                        Some(n(s)),
+                        Some(side(p.color).to_string()),
+                        Some(p.role.upper_char().to_string()),
+                        Some(enemy.count() as i64)
+                    ));
+                }
+            }
+            (got, want)
+        }
+        "material_counts" | "imbalances" => {
+            let names = ["pawns", "knights", "bishops", "rooks", "queens", "kings"];
+            assert_eq!(rows.len(), 1, "{ctx}");
+            let r = &rows[0];
+            if stage == "imbalances" {
+                let surplus = |a: usize, o: usize| -> String {
+                    [(4, 'Q'), (3, 'R'), (2, 'B'), (1, 'N'), (0, 'P')]
+                        .iter()
+                        .map(|(k, l)| {
+                            l.to_string()
+                                .repeat(usize::from(counts[a][*k].saturating_sub(counts[o][*k])))
+                        })
+                        .collect()
+                };
+                let want = format!("{}v{}", surplus(0, 1), surplus(1, 0));
+                (vec![text(r, "imbalance").unwrap_or_default()], vec![want])
+            } else {
+                let got = ["white", "black"]
+                    .iter()
+                    .flat_map(|c| names.iter().map(move |k| format!("{c}_{k}")))
+                    .map(|col| r[col.as_str()].int().unwrap_or(-1).to_string())
+                    .collect();
+                let want = counts.iter().flatten().map(|c| c.to_string()).collect();
+                (got, want)
+            }
+        }
+        "subfen_matches" => {
+            let squares: Vec<Option<char>> = (0..64u32)
+                .map(|s| b.piece_at(Square::new(s)).map(|p| p.char()))
+                .collect();
+            let matching = patterns
+                .iter()
+                .filter(|text| {
+                    let (board, to_move) = text.split_once(' ').unwrap_or((text, ""));
+                    let mut ok = to_move.is_empty() || to_move == side(setup.turn);
+                    for (i, rank) in board.split('/').enumerate() {
+                        let mut file = 0;
+                        for ch in rank.chars() {
+                            if let Some(d) = ch.to_digit(10) {
+                                file += d as usize;
+                            } else {
+                                ok &= squares[(7 - i) * 8 + file] == Some(ch);
+                                file += 1;
+                            }
+                        }
+                    }
+                    ok
+                })
+                .count();
+            (vec![rows.len().to_string()], vec![matching.to_string()])
+        }
+        "material_matches" => {
+            use sqlchess::chess::material_pattern::parse;
+            let minors = |c: usize| counts[c][1] + counts[c][2];
+            let matching: usize = patterns
+                .iter()
+                .map(|t| {
+                    let p = parse(t).unwrap_or_else(|e| panic!("{t}: {e}"));
+                    [(0, 1), (1, 0)]
+                        .iter()
+                        .filter(|(first, second)| {
+                            p.sides.iter().zip([*first, *second]).all(|(m, c)| {
+                                let o = 1 - c;
+                                (0..5).all(|k| m.kinds[k].admits(counts[c][k], counts[o][k]))
+                                    && m.minor.is_none_or(|l| l.admits(minors(c), minors(o)))
+                            })
+                        })
+                        .count()
+                })
+                .sum();
+            (vec![rows.len().to_string()], vec![matching.to_string()])
+        }
+        other => panic!("no facts for {other}"),
+    };
+    let (mut got, mut want) = (got, want);
+    got.sort();
+    want.sort();
+    assert_eq!(got, want, "{ctx}");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1761,6 +2060,7 @@ fn case_of(title: &str, fens: Vec<String>, tokens: Vec<Option<String>>) -> Case 
     Case {
         title: title.to_string(),
         chess960: vec![false; fens.len()],
+        patterns: vec![vec![]; fens.len()],
         fens,
         tokens,
         columns: vec![],

@@ -2,15 +2,18 @@
 //! ([`color`]), roles and pieces ([`role`]), squares ([`square`]), castling rights
 //! ([`castling`]), set-up positions and their validity checks ([`setup`]), FEN and X-FEN
 //! reading and writing ([`fen`]) and its errors ([`fen_error`]), the SAN token lexer ([`san`]), the game outcome's repetition
-//! history ([`outcome`]), the Polyglot key ([`polyglot`]).
+//! history ([`outcome`]), the Polyglot key ([`polyglot`]), board patterns ([`subfen`]),
+//! pgn-extract's material balance patterns ([`material_pattern`]).
 
 pub mod castling;
 pub mod color;
 pub mod fen;
 pub mod fen_error;
+pub mod material_pattern;
 pub mod outcome;
 pub mod polyglot;
 pub mod role;
 pub mod san;
 pub mod setup;
 pub mod square;
+pub mod subfen;

@@ -32,6 +32,7 @@ pub const FRAGMENTS: &[(&str, &str)] = &[
         "replay_accepted",
         include_str!("../../plans/rules/replay_accepted.sql"),
     ),
+    ("popcount", include_str!("../../plans/rules/popcount.sql")),
 ];
 
 /// A fragment's text to put in place: its file without the leading comment lines and the

@@ -186,6 +186,22 @@ sql_names! {
         ReplayNext = "replay" / "replay_next",
         /// `replay_plies`.
         ReplayPlies = "replay" / "replay_plies",
+        /// `piece_attacks`.
+        PieceAttacks = "position" / "piece_attacks",
+        /// `pins`.
+        Pins = "position" / "pins",
+        /// `checkers`.
+        Checkers = "position" / "checkers",
+        /// `hanging`.
+        Hanging = "position" / "hanging",
+        /// `subfen_matches`.
+        SubfenMatches = "position" / "subfen_matches",
+        /// `material_counts`.
+        MaterialCounts = "position" / "material_counts",
+        /// `imbalances`.
+        Imbalances = "position" / "imbalances",
+        /// `material_matches`.
+        MaterialMatches = "position" / "material_matches",
     }
 }
 
@@ -208,6 +224,11 @@ pub enum InputTable {
     PerftBucket,
     /// `replay_states`: one row per game being replayed ([`tables::replay_states_schema`]).
     ReplayStates,
+    /// `subfen_patterns`: the board patterns of `matches_subfen` ([`tables::subfen_patterns_schema`]).
+    SubfenPatterns,
+    /// `material_patterns`: the material descriptions of `material_matches`
+    /// ([`tables::material_patterns_schema`]).
+    MaterialPatterns,
 }
 
 impl InputTable {
@@ -220,6 +241,8 @@ impl InputTable {
         InputTable::PerftNodes,
         InputTable::PerftBucket,
         InputTable::ReplayStates,
+        InputTable::SubfenPatterns,
+        InputTable::MaterialPatterns,
     ];
 
     /// Its name.
@@ -232,6 +255,8 @@ impl InputTable {
             InputTable::PerftNodes => "perft_nodes",
             InputTable::PerftBucket => "perft_bucket",
             InputTable::ReplayStates => "replay_states",
+            InputTable::SubfenPatterns => "subfen_patterns",
+            InputTable::MaterialPatterns => "material_patterns",
         }
     }
 
@@ -245,6 +270,8 @@ impl InputTable {
             InputTable::PerftNodes => tables::perft_nodes_schema(),
             InputTable::PerftBucket => tables::perft_bucket_schema(),
             InputTable::ReplayStates => tables::replay_states_schema(),
+            InputTable::SubfenPatterns => tables::subfen_patterns_schema(),
+            InputTable::MaterialPatterns => tables::material_patterns_schema(),
         }
     }
 }
@@ -422,8 +449,28 @@ pub const REPLAY: Workflow = Workflow {
     ],
 };
 
+/// Position queries of the SQL functions `attacks`, `pins`, `checkers`, `hanging` (from
+/// `placed` and `boards` of [`LEGAL`], without its move generation) and `matches_subfen`,
+/// `imbalance`, `material_matches` (from `replay_states` alone).
+pub const POSITION: Workflow = Workflow {
+    name: "position",
+    after: &[LEGAL],
+    stages: &[
+        Stage::PieceAttacks,
+        Stage::Pins,
+        Stage::Checkers,
+        Stage::Hanging,
+        Stage::SubfenMatches,
+        Stage::MaterialCounts,
+        Stage::Imbalances,
+        Stage::MaterialMatches,
+    ],
+};
+
 /// Every workflow; each stage is in exactly one.
-pub const WORKFLOWS: &[Workflow] = &[LEGAL, APPLY, NOTATION, STATUS, TOKENS, PERFT, REPLAY];
+pub const WORKFLOWS: &[Workflow] = &[
+    LEGAL, APPLY, NOTATION, STATUS, TOKENS, PERFT, REPLAY, POSITION,
+];
 
 #[cfg(test)]
 mod tests {

@@ -33,8 +33,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, BooleanArray, BooleanBuilder, Int32Array, Int32Builder, RecordBatch,
-    StringArray, StringBuilder, UInt64Array, UInt64Builder,
+    Array, ArrayRef, BooleanArray, BooleanBuilder, Int32Array, Int32Builder, Int64Array,
+    RecordBatch, StringArray, StringBuilder, UInt64Array, UInt64Builder,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
@@ -242,6 +242,140 @@ pub fn replay_states_schema() -> SchemaRef {
         fields.push(Field::new(name, DataType::UInt64, true));
     }
     Arc::new(Schema::new(fields))
+}
+
+/// Schema of `subfen_patterns`: `position_id: UInt64` (the position of `replay_states` the
+/// pattern is tested on; a position may have several), `side_to_move: Utf8` (`'w'`, `'b'` or
+/// NULL for either), then the square sets [`SET_COLUMNS`] (UInt64) the pattern requires
+/// ([`crate::chess::subfen::SubfenPattern`]).
+pub fn subfen_patterns_schema() -> SchemaRef {
+    let mut fields = vec![
+        Field::new("position_id", DataType::UInt64, true),
+        Field::new("side_to_move", DataType::Utf8, true),
+    ];
+    for name in SET_COLUMNS {
+        fields.push(Field::new(name, DataType::UInt64, true));
+    }
+    Arc::new(Schema::new(fields))
+}
+
+/// Builds the `subfen_patterns` batch: (position_id, side to move or either, pattern).
+pub fn subfen_patterns_to_batch(
+    patterns: &[(u64, Option<Color>, &crate::chess::subfen::SubfenPattern)],
+) -> Result<RecordBatch> {
+    let mut columns: Vec<ArrayRef> = vec![
+        Arc::new(patterns.iter().map(|p| p.0).collect::<UInt64Array>()),
+        Arc::new(
+            patterns
+                .iter()
+                .map(|p| p.1.map(color_str))
+                .collect::<StringArray>(),
+        ),
+    ];
+    for i in 0..SET_COLUMNS.len() {
+        columns.push(Arc::new(
+            patterns
+                .iter()
+                .map(|p| p.2.sets[i])
+                .collect::<UInt64Array>(),
+        ));
+    }
+    Ok(RecordBatch::try_new(subfen_patterns_schema(), columns)?)
+}
+
+/// Schema of `material_patterns`, one row per term of a material description
+/// ([`crate::chess::material_pattern::MaterialPattern`], pgn-extract's syntax) and way round:
+/// `position_id: UInt64` (the position of `replay_states` it is tested on), `orientation:
+/// Int32` (0: the description's first side is White, 1: Black), `color: Utf8` (`'w'`/`'b'`,
+/// whose pieces the term counts), `kind: Utf8` (`P N B R Q`, `L` for knights and bishops
+/// together, `K` for the row every side has, which admits any count), `min_count`,
+/// `max_count: Int64` (inclusive), `relation: Utf8` (to the other side's count of the kind:
+/// `none`, `same`, `different`, `at_least_more`, `at_least_fewer`, `exactly_more`,
+/// `exactly_fewer`), `by: Int64` (the difference of the last four).
+pub fn material_patterns_schema() -> SchemaRef {
+    use DataType::*;
+    schema(&[
+        ("position_id", UInt64),
+        ("orientation", Int32),
+        ("color", Utf8),
+        ("kind", Utf8),
+        ("min_count", Int64),
+        ("max_count", Int64),
+        ("relation", Utf8),
+        ("by", Int64),
+    ])
+}
+
+/// The `relation` value of a term.
+fn relation_name(r: crate::chess::material_pattern::Relation) -> &'static str {
+    use crate::chess::material_pattern::Relation::*;
+    match r {
+        Unconstrained => "none",
+        Same => "same",
+        Different => "different",
+        AtLeastMore => "at_least_more",
+        AtLeastFewer => "at_least_fewer",
+        ExactlyMore => "exactly_more",
+        ExactlyFewer => "exactly_fewer",
+    }
+}
+
+/// Builds the `material_patterns` batch of (position_id, description) pairs: each
+/// description both ways round (pgn-extract's `-z`), per side a `K` row that admits any
+/// count, and a row for every other constraint that does not admit every count.
+pub fn material_patterns_to_batch(
+    patterns: &[(u64, &crate::chess::material_pattern::MaterialPattern)],
+) -> Result<RecordBatch> {
+    use crate::chess::material_pattern::{KIND_LETTERS, PieceConstraint};
+    let mut rows: Vec<(u64, i32, Color, char, PieceConstraint)> = vec![];
+    for (id, pattern) in patterns {
+        for (orientation, first) in [(0, Color::White), (1, Color::Black)] {
+            for (side, color) in pattern.sides.iter().zip([first, first.other()]) {
+                rows.push((*id, orientation, color, 'K', PieceConstraint::ANY));
+                let kinds = side.kinds.iter().zip(KIND_LETTERS).take(5);
+                for (c, kind) in kinds.chain(side.minor.as_ref().map(|m| (m, 'L'))) {
+                    if *c != PieceConstraint::ANY {
+                        rows.push((*id, orientation, color, kind, *c));
+                    }
+                }
+            }
+        }
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(rows.iter().map(|r| r.0).collect::<UInt64Array>()),
+        Arc::new(rows.iter().map(|r| r.1).collect::<Int32Array>()),
+        Arc::new(
+            rows.iter()
+                .map(|r| Some(color_str(r.2)))
+                .collect::<StringArray>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| Some(r.3.to_string()))
+                .collect::<StringArray>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| i64::from(r.4.range.min))
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| i64::from(r.4.range.max))
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| Some(relation_name(r.4.relation)))
+                .collect::<StringArray>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| i64::from(r.4.by))
+                .collect::<Int64Array>(),
+        ),
+    ];
+    Ok(RecordBatch::try_new(material_patterns_schema(), columns)?)
 }
 
 /// The square-set columns of `replay_states` (and of stage `position_keys`), in order: the two

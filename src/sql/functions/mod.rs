@@ -26,6 +26,8 @@
 
 mod moves;
 mod position;
+mod relations;
+mod search;
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -37,7 +39,7 @@ use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{DataFusionError, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::{
     ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
-    Volatility,
+    TypeSignature, Volatility,
 };
 
 use super::engines::{EnginePool, with_engine};
@@ -61,10 +63,17 @@ enum Kind {
     Material,
     FenError,
     LegalMovesList,
+    Attacks,
+    Pins,
+    Checkers,
+    Hanging,
+    MatchesSubfen,
+    Imbalance,
+    MaterialMatches,
 }
 
 impl Kind {
-    const ALL: [Kind; 8] = [
+    const ALL: [Kind; 15] = [
         Kind::FenAfter,
         Kind::IsLegal,
         Kind::PositionStatus,
@@ -73,6 +82,13 @@ impl Kind {
         Kind::Material,
         Kind::FenError,
         Kind::LegalMovesList,
+        Kind::Attacks,
+        Kind::Pins,
+        Kind::Checkers,
+        Kind::Hanging,
+        Kind::MatchesSubfen,
+        Kind::Imbalance,
+        Kind::MaterialMatches,
     ];
 
     fn name(self) -> &'static str {
@@ -85,20 +101,54 @@ impl Kind {
             Kind::Material => "material",
             Kind::FenError => "fen_error",
             Kind::LegalMovesList => "legal_moves_list",
+            Kind::Attacks => "attacks",
+            Kind::Pins => "pins",
+            Kind::Checkers => "checkers",
+            Kind::Hanging => "hanging",
+            Kind::MatchesSubfen => "matches_subfen",
+            Kind::Imbalance => "imbalance",
+            Kind::MaterialMatches => "material_matches",
         }
     }
 
-    fn arity(self) -> usize {
+    /// The argument types it takes: strings (Utf8, Utf8View, LargeUtf8), except the pattern
+    /// of `matches_subfen` and `material_matches`, which may be a list of strings (checked
+    /// when planned, [`check_pattern_type`]).
+    fn signature(self) -> Signature {
         match self {
-            Kind::FenAfter | Kind::IsLegal => 2,
-            _ => 1,
+            Kind::FenAfter | Kind::IsLegal => Signature::string(2, Volatility::Immutable),
+            Kind::MatchesSubfen => Signature::one_of(
+                vec![TypeSignature::Any(2), TypeSignature::Any(3)],
+                Volatility::Immutable,
+            ),
+            Kind::MaterialMatches => Signature::any(2, Volatility::Immutable),
+            _ => Signature::string(1, Volatility::Immutable),
+        }
+    }
+
+    /// The relation a list function returns.
+    fn relation(self) -> Option<&'static relations::Relation> {
+        match self {
+            Kind::Attacks => Some(&relations::ATTACKS),
+            Kind::Pins => Some(&relations::PINS),
+            Kind::Checkers => Some(&relations::CHECKERS),
+            Kind::Hanging => Some(&relations::HANGING),
+            _ => None,
         }
     }
 
     fn return_type(self) -> DataType {
         match self {
-            Kind::FenAfter | Kind::PositionStatus | Kind::Epd | Kind::FenError => DataType::Utf8,
-            Kind::IsLegal => DataType::Boolean,
+            Kind::FenAfter
+            | Kind::PositionStatus
+            | Kind::Epd
+            | Kind::FenError
+            | Kind::Imbalance => DataType::Utf8,
+            Kind::IsLegal | Kind::MatchesSubfen | Kind::MaterialMatches => DataType::Boolean,
+            Kind::Attacks => relations::ATTACKS.list_type(),
+            Kind::Pins => relations::PINS.list_type(),
+            Kind::Checkers => relations::CHECKERS.list_type(),
+            Kind::Hanging => relations::HANGING.list_type(),
             Kind::PositionKey => DataType::UInt64,
             Kind::Material => position::material_type(),
             Kind::LegalMovesList => moves::legal_moves_list_type(),
@@ -114,6 +164,8 @@ pub struct ChessFunction {
     pool: Arc<EnginePool>,
     /// Literal FENs already checked at planning: the error message, if bad.
     literals: Arc<Mutex<HashMap<String, Option<String>>>>,
+    /// Patterns of `matches_subfen` and `material_matches`, parsed once per text.
+    patterns: Arc<search::Patterns>,
 }
 
 impl PartialEq for ChessFunction {
@@ -133,14 +185,16 @@ impl Hash for ChessFunction {
 /// Every chess scalar function, sharing `pool`.
 pub(crate) fn all(pool: &Arc<EnginePool>) -> Vec<ScalarUDF> {
     let literals = Arc::new(Mutex::new(HashMap::new()));
+    let patterns = Arc::new(search::Patterns::default());
     Kind::ALL
         .iter()
         .map(|&kind| {
             ScalarUDF::new_from_impl(ChessFunction {
                 kind,
-                signature: Signature::string(kind.arity(), Volatility::Immutable),
+                signature: kind.signature(),
                 pool: pool.clone(),
                 literals: literals.clone(),
+                patterns: patterns.clone(),
             })
         })
         .collect()
@@ -208,6 +262,9 @@ impl ScalarUDFImpl for ChessFunction {
         {
             self.check_literal(fen)?;
         }
+        if matches!(self.kind, Kind::MatchesSubfen | Kind::MaterialMatches) {
+            self.check_pattern_arguments(&args)?;
+        }
         Ok(Arc::new(Field::new(
             self.kind.name(),
             self.kind.return_type(),
@@ -217,36 +274,52 @@ impl ScalarUDFImpl for ChessFunction {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let texts = arrays
-            .iter()
-            .map(|a| cast(a, &DataType::Utf8))
-            .collect::<std::result::Result<Vec<ArrayRef>, _>>()?;
-        let text = |i: usize| -> Result<&StringArray> {
-            texts
+        let text = |i: usize| -> Result<StringArray> {
+            arrays
                 .get(i)
-                .and_then(|a| a.as_any().downcast_ref::<StringArray>())
+                .map(|a| cast(a, &DataType::Utf8))
+                .transpose()?
+                .and_then(|a| a.as_any().downcast_ref::<StringArray>().cloned())
                 .ok_or_else(|| {
                     DataFusionError::Internal(format!("{}: argument {}", self.kind.name(), i + 1))
                 })
         };
         let fens = text(0)?;
+        let fens = &fens;
         let out: ArrayRef = match self.kind {
             Kind::PositionKey => position::position_keys(fens),
             Kind::Material => position::materials(fens)?,
             kind => {
-                let moves = if kind.arity() == 2 {
-                    Some(text(1)?)
+                let second = match kind {
+                    Kind::FenAfter | Kind::IsLegal => Some(text(1)?),
+                    _ => None,
+                };
+                let side = if arrays.len() > 2 {
+                    Some(text(2)?)
                 } else {
                     None
                 };
+                let pattern = arrays.get(1).cloned();
+                let patterns = &self.patterns;
                 with_engine(&self.pool, |engine, rt| {
                     rt.block_on(async {
-                        match (kind, moves) {
-                            (Kind::FenAfter, Some(m)) => moves::fen_after(engine, fens, m).await,
-                            (Kind::IsLegal, Some(m)) => moves::is_legal(engine, fens, m).await,
-                            (Kind::PositionStatus, _) => position::statuses(engine, fens).await,
-                            (Kind::Epd, _) => position::epds(engine, fens).await,
-                            (Kind::FenError, _) => position::fen_errors(engine, fens).await,
+                        if let Some(relation) = kind.relation() {
+                            return relation.lists(engine, fens).await;
+                        }
+                        match (kind, &second, &pattern) {
+                            (Kind::FenAfter, Some(m), _) => moves::fen_after(engine, fens, m).await,
+                            (Kind::IsLegal, Some(m), _) => moves::is_legal(engine, fens, m).await,
+                            (Kind::PositionStatus, _, _) => position::statuses(engine, fens).await,
+                            (Kind::Epd, _, _) => position::epds(engine, fens).await,
+                            (Kind::FenError, _, _) => position::fen_errors(engine, fens).await,
+                            (Kind::Imbalance, _, _) => search::imbalances(engine, fens).await,
+                            (Kind::MatchesSubfen, _, Some(p)) => {
+                                search::matches_subfen(engine, patterns, fens, p, side.as_ref())
+                                    .await
+                            }
+                            (Kind::MaterialMatches, _, Some(p)) => {
+                                search::material_matches(engine, patterns, fens, p).await
+                            }
                             _ => moves::legal_moves_lists(engine, fens).await,
                         }
                     })
@@ -255,6 +328,98 @@ impl ScalarUDFImpl for ChessFunction {
             }
         };
         Ok(ColumnarValue::Array(out))
+    }
+}
+
+impl ChessFunction {
+    /// Checks the pattern (argument 2) and side (argument 3) of `matches_subfen` and
+    /// `material_matches` when planned: a string or a list of strings; a literal pattern must
+    /// parse and a literal side be `w` or `b`. Errors name the function, the argument and
+    /// what is wrong.
+    fn check_pattern_arguments(&self, args: &ReturnFieldArgs) -> Result<()> {
+        let name = self.kind.name();
+        let fields = args.arg_fields;
+        if let Some(f) = fields.first()
+            && !is_text(f.data_type())
+        {
+            return plan_err!(
+                "{name}: argument 1 (fen) must be a string, not {}",
+                f.data_type()
+            );
+        }
+        if let Some(f) = fields.get(1) {
+            let ok = match f.data_type() {
+                DataType::List(item) | DataType::LargeList(item) => is_text(item.data_type()),
+                t => is_text(t),
+            };
+            if !ok {
+                return plan_err!(
+                    "{name}: argument 2 (pattern) must be a string or a list of strings, not {}",
+                    f.data_type()
+                );
+            }
+        }
+        if let Some(f) = fields.get(2)
+            && !is_text(f.data_type())
+        {
+            return plan_err!(
+                "{name}: argument 3 (side) must be a string, not {}",
+                f.data_type()
+            );
+        }
+        for text in args
+            .scalar_arguments
+            .get(1)
+            .copied()
+            .flatten()
+            .map(literal_texts)
+            .unwrap_or_default()
+        {
+            let parsed = match self.kind {
+                Kind::MatchesSubfen => self.patterns.subfen(&text).map(|_| ()),
+                _ => self.patterns.material(&text).map(|_| ()),
+            };
+            if let Err(e) = parsed {
+                return plan_err!("{name}: argument 2, the pattern {text:?}: {e}");
+            }
+        }
+        if let Some(Some(side)) = args.scalar_arguments.get(2)
+            && let Some(text) = literal_texts(side).pop()
+            && search::side_argument(&text).is_none()
+        {
+            return plan_err!("{name}: argument 3, the side to move {text:?}: not 'w' or 'b'");
+        }
+        Ok(())
+    }
+}
+
+/// Whether a type is a string type.
+fn is_text(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 | DataType::Null
+    )
+}
+
+/// The non-NULL strings of a literal: a string, or the items of a list of strings.
+fn literal_texts(v: &ScalarValue) -> Vec<String> {
+    match v {
+        ScalarValue::Utf8(Some(t))
+        | ScalarValue::Utf8View(Some(t))
+        | ScalarValue::LargeUtf8(Some(t)) => {
+            vec![t.clone()]
+        }
+        ScalarValue::List(list) => list
+            .iter()
+            .flatten()
+            .flat_map(|items| {
+                (0..items.len())
+                    .filter_map(|i| ScalarValue::try_from_array(&items, i).ok())
+                    .flat_map(|v| literal_texts(&v))
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
+        _ => vec![],
     }
 }
 

@@ -27,72 +27,14 @@
 //! directory (`bench-fens-N.txt`).
 
 mod common;
-use common::{env_num, fens, median, one_gib_file, shared_data, standard_pgn_inputs, target_dir};
+use common::{
+    env_num, fens, measure, median, one_gib_file, printed_number, python_chess, script,
+    shared_data, standard_pgn_glob, standard_pgn_inputs, strings, target_dir,
+};
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
-/// One run of a process: wall seconds, peak resident memory (MiB) and standard output.
-struct Measured {
-    wall: f64,
-    peak_mib: f64,
-    stdout: String,
-}
-
-/// Runs `program` with `args` to the end, polling its peak resident memory.
-///
-/// Panics, with the end of its standard error, when it cannot start or exits with a status
-/// other than 0, or 1 for `validate` (some game of the input is illegal): a bench's input
-/// is fixed.
-fn measure(program: &Path, args: &[String]) -> Measured {
-    let out_path = target_dir().join("bench-rows.stdout");
-    let err_path = target_dir().join("bench-rows.stderr");
-    let out = std::fs::File::create(&out_path).expect("stdout file");
-    let err = std::fs::File::create(&err_path).expect("stderr file");
-    let start = Instant::now();
-    let mut child = Command::new(program)
-        .args(args)
-        .stdout(out)
-        .stderr(err)
-        .spawn()
-        .unwrap_or_else(|e| panic!("{}: {e}", program.display()));
-    let status_file = format!("/proc/{}/status", child.id());
-    let mut peak_kib = 0u64;
-    let status = loop {
-        if let Some(kib) = std::fs::read_to_string(&status_file).ok().and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        }) {
-            peak_kib = peak_kib.max(kib);
-        }
-        match child.try_wait().expect("wait") {
-            Some(s) => break s,
-            None => std::thread::sleep(Duration::from_millis(5)),
-        }
-    };
-    let wall = start.elapsed().as_secs_f64();
-    let validate_found_illegal =
-        args.first().is_some_and(|a| a == "validate") && status.code() == Some(1);
-    if !status.success() && !validate_found_illegal {
-        let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
-        let lines: Vec<&str> = stderr.lines().collect();
-        let tail = &lines[lines.len().saturating_sub(5)..];
-        panic!(
-            "{} {args:?}: {status}\n{}",
-            program.display(),
-            tail.join("\n")
-        );
-    }
-    Measured {
-        wall,
-        peak_mib: peak_kib as f64 / 1024.0,
-        stdout: std::fs::read_to_string(&out_path).unwrap_or_default(),
-    }
-}
 
 /// One row of the table.
 struct Row {
@@ -126,18 +68,6 @@ enum Work {
     Printed(&'static str),
 }
 
-/// The python that can `import chess`, if any.
-fn python_chess() -> Option<PathBuf> {
-    let python = PathBuf::from(std::env::var("SQLCHESS_PYTHON").unwrap_or("python3".into()));
-    let ok = Command::new(&python)
-        .args(["-c", "import chess"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    ok.then_some(python)
-}
-
 /// `bench-fens-N.txt`: the oracle positions cycled to `n` lines.
 fn fen_file(n: usize) -> String {
     let path = target_dir().join(format!("bench-fens-{n}.txt"));
@@ -152,14 +82,6 @@ fn fen_file(n: usize) -> String {
         std::fs::write(&path, text).expect("write FENs");
     }
     path.display().to_string()
-}
-
-fn strings(v: &[&str]) -> Vec<String> {
-    v.iter().map(|s| s.to_string()).collect()
-}
-
-fn script(name: &str) -> String {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/benches/python/").to_string() + name
 }
 
 /// The rows, deep ones with `deep`.
@@ -247,7 +169,7 @@ fn rows(deep: bool) -> Vec<Row> {
             target: "≥ 15× python-chess",
         });
         // the standard files only: the glob leaves out `variants/`
-        let glob = format!("{}/[!v]*/*.pgn", pgn.display());
+        let glob = standard_pgn_glob(&pgn);
         let sql = |query: String| strings(&["sql", &query, "--format", "csv"]);
         rows.push(Row {
             name: "read_plies, shared standard PGN".into(),
@@ -379,12 +301,7 @@ fn main() {
                 let report = std::fs::read_to_string(&report).unwrap_or_default();
                 Some((report.lines().count().saturating_sub(1) as f64, "games"))
             }
-            Work::Printed(name) => printed
-                .lines()
-                .nth(1)
-                .and_then(|l| l.split(',').next())
-                .and_then(|n| n.trim().parse::<f64>().ok())
-                .map(|n| (n, name)),
+            Work::Printed(name) => printed_number(&printed).map(|n| (n, name)),
         };
         if let Some((units, name)) = work {
             line += &format!(", {:.0} {name}/s", units / wall);

@@ -12,7 +12,7 @@ use crate::common;
 use std::io::Read;
 use std::sync::Arc;
 
-use common::{data, rt};
+use common::{data, query, rt};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch, StringArray};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::datasource::MemTable;
@@ -82,15 +82,6 @@ fn context_with_fens(fens: &[&str]) -> SessionContext {
     ctx
 }
 
-async fn collect(ctx: &SessionContext, q: &str) -> Vec<RecordBatch> {
-    ctx.sql(q)
-        .await
-        .unwrap_or_else(|e| panic!("{q}: {e}"))
-        .collect()
-        .await
-        .unwrap_or_else(|e| panic!("{q}: {e}"))
-}
-
 /// The canonical lines of one list value (the oracle's row format: the struct's fields
 /// separated by spaces, NULL as `-`), sorted.
 fn canonical(list: &dyn Array) -> Vec<String> {
@@ -124,7 +115,7 @@ fn attacks_pins_checkers_hanging_equal_python_chess() {
     assert_eq!(expected.len(), 58_178);
     let fens: Vec<&str> = expected.iter().map(|e| e.fen.as_str()).collect();
     let ctx = context_with_fens(&fens);
-    let batches = rt().block_on(collect(
+    let batches = rt().block_on(query(
         &ctx,
         "SELECT fen, attacks(fen), pins(fen), checkers(fen), hanging(fen) FROM t",
     ));
@@ -223,7 +214,7 @@ fn imbalance_and_subfen_on_every_oracle_position() {
     let ctx = context_with_fens(&fens);
     // patterns: a white king on g1 with pawns f2 g2 h2 (castled short), Black to move; and a
     // black queen on d8 or a white queen on d1 (a list: any)
-    let batches = rt().block_on(collect(
+    let batches = rt().block_on(query(
         &ctx,
         "SELECT fen, imbalance(fen),
                 matches_subfen(fen, '8/8/8/8/8/8/5PPP/6K1', 'b'),
@@ -320,7 +311,7 @@ fn material_matches_the_manual_examples() {
     rt().block_on(async {
         for (pattern, fen, want) in cases {
             let q = format!("SELECT material_matches('{fen}', '{pattern}')");
-            let b = collect(&ctx, &q).await;
+            let b = query(&ctx, &q).await;
             assert_eq!(
                 b[0].column(0).as_boolean().value(0),
                 *want,
@@ -352,7 +343,7 @@ fn bad_arguments_are_named_or_null() {
             assert!(err.contains(says), "{q}: {err}");
         }
         // in a column: NULL for a NULL or bad FEN, a NULL or bad pattern, a bad side
-        let b = collect(
+        let b = query(
             &ctx,
             &format!(
                 "SELECT attacks(f) IS NULL, pins(f) IS NULL, checkers(f) IS NULL, hanging(f) IS NULL,

@@ -1,8 +1,9 @@
-//! The example queries `examples/queries/*.sql`, run on their fixed input
-//! (`tests/data/pgn/queries.pgn`) through `sqlchess::sql::context()`. Each query's rows must
-//! equal `examples/queries/expected/<name>.csv`, computed by python-chess 1.11.2
-//! (`examples/queries/make_expected.py`); the seed 002 query's selection is worked out by
-//! hand in its comment.
+//! The example queries `examples/queries/*.sql`, run on their fixed inputs
+//! (`tests/data/pgn/queries.pgn`; the six pattern queries `tests/data/pgn/patterns.pgn`)
+//! through `sqlchess::sql::context()`. Each query's rows must equal
+//! `examples/queries/expected/<name>.csv`, computed by python-chess 1.11.2
+//! (`examples/queries/make_expected.py`, `make_patterns_expected.py`); the seed 002 query's
+//! selection is worked out by hand in its comment.
 
 use std::path::{Path, PathBuf};
 

@@ -8,20 +8,11 @@ use crate::common;
 
 use std::sync::Arc;
 
-use common::{data, scratch};
+use common::{data, query, scratch};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::SessionContext;
 use sqlchess::sql::{self, PgnScanExec};
-
-async fn query(ctx: &SessionContext, q: &str) -> Vec<RecordBatch> {
-    ctx.sql(q)
-        .await
-        .unwrap_or_else(|e| panic!("{q}: {e}"))
-        .collect()
-        .await
-        .unwrap_or_else(|e| panic!("{q}: {e}"))
-}
 
 /// The text of every cell, row by row (NULL as "NULL").
 fn rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {

@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use datafusion::arrow::array::RecordBatch;
 use sqlchess::io::input::{ByteCounter, expand, is_pgn_name};
@@ -61,6 +63,12 @@ pub fn standard_pgn_inputs(root: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The glob of the shared standard PGN files under `root` (the shared `pgn` directory): its
+/// directories' `.pgn` files, without `variants/`, for `read_plies` and `read_pgn`.
+pub fn standard_pgn_glob(root: &Path) -> String {
+    format!("{}/[!v]*/*.pgn", root.display())
+}
+
 /// The median of `v` (0 when empty).
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -117,4 +125,96 @@ pub fn one_gib_file(paths: &[PathBuf]) -> PathBuf {
         out.flush().expect("flush");
     }
     big
+}
+
+/// One run of a process: wall seconds, peak resident memory (MiB) and standard output.
+pub struct Measured {
+    pub wall: f64,
+    pub peak_mib: f64,
+    pub stdout: String,
+}
+
+/// Runs `program` with `args` to the end, polling its peak resident memory (the largest
+/// `VmHWM` of the process, read from `/proc` every 5 ms).
+///
+/// Panics, with the end of its standard error, when it cannot start or exits with a status
+/// other than 0, or 1 for `validate` (some game of the input is illegal): a bench's input
+/// is fixed.
+pub fn measure(program: &Path, args: &[String]) -> Measured {
+    let out_path = target_dir().join("bench-process.stdout");
+    let err_path = target_dir().join("bench-process.stderr");
+    let out = std::fs::File::create(&out_path).expect("stdout file");
+    let err = std::fs::File::create(&err_path).expect("stderr file");
+    let start = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: {e}", program.display()));
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    let status = loop {
+        if let Some(kib) = std::fs::read_to_string(&status_file).ok().and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        }) {
+            peak_kib = peak_kib.max(kib);
+        }
+        match child.try_wait().expect("wait") {
+            Some(s) => break s,
+            None => std::thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    let wall = start.elapsed().as_secs_f64();
+    let validate_found_illegal =
+        args.first().is_some_and(|a| a == "validate") && status.code() == Some(1);
+    if !status.success() && !validate_found_illegal {
+        let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+        let lines: Vec<&str> = stderr.lines().collect();
+        let tail = &lines[lines.len().saturating_sub(5)..];
+        panic!(
+            "{} {args:?}: {status}\n{}",
+            program.display(),
+            tail.join("\n")
+        );
+    }
+    Measured {
+        wall,
+        peak_mib: peak_kib as f64 / 1024.0,
+        stdout: std::fs::read_to_string(&out_path).unwrap_or_default(),
+    }
+}
+
+/// The python that can `import chess`, if any: `SQLCHESS_PYTHON`, default `python3`.
+pub fn python_chess() -> Option<PathBuf> {
+    let python = PathBuf::from(std::env::var("SQLCHESS_PYTHON").unwrap_or("python3".into()));
+    let ok = Command::new(&python)
+        .args(["-c", "import chess"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then_some(python)
+}
+
+/// The strings of `v`, owned (a process's arguments).
+pub fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// The path of the python-chess script `name` of `benches/python/`.
+pub fn script(name: &str) -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/benches/python/").to_string() + name
+}
+
+/// The first number `sqlchess sql --format csv` printed: the first field of the line after
+/// the header.
+pub fn printed_number(stdout: &str) -> Option<f64> {
+    stdout
+        .lines()
+        .nth(1)
+        .and_then(|l| l.split(',').next())
+        .and_then(|n| n.trim().parse::<f64>().ok())
 }

@@ -30,9 +30,9 @@ PGN = os.path.join(ROOT, "tests", "data", "pgn", "queries.pgn")
 ROLES = [chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN]
 
 
-def read_games():
+def read_games(path=PGN):
     games = []
-    with open(PGN, encoding="utf-8") as f:
+    with open(path, encoding="utf-8") as f:
         while True:
             g = chess.pgn.read_game(f)
             if g is None:

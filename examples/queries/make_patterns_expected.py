@@ -19,23 +19,14 @@ import chess
 import chess.pgn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_expected import game_info, text  # noqa: E402
+from make_expected import game_info, read_games, text  # noqa: E402
+from make_patterns_fixture import pinner  # noqa: E402
+from make_sql_functions_oracle import status  # noqa: E402
 
 assert chess.__version__ == "1.11.2", chess.__version__
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PGN = os.path.join(HERE, "..", "..", "tests", "data", "pgn", "patterns.pgn")
-
-
-def read_games():
-    games = []
-    with open(PGN, encoding="utf-8") as f:
-        while True:
-            g = chess.pgn.read_game(f)
-            if g is None:
-                break
-            games.append(g)
-    return games
 
 
 class Ply:
@@ -75,19 +66,6 @@ def at(plies, i):
     return plies[i] if 0 <= i < len(plies) else None
 
 
-def status(board):
-    """position_status: the status of a position without its history."""
-    if board.is_checkmate():
-        return "checkmate"
-    if board.is_insufficient_material():
-        return "insufficient_material"
-    if board.is_stalemate():
-        return "stalemate"
-    if board.halfmove_clock >= 150:
-        return "seventyfive_moves"
-    if board.halfmove_clock >= 100:
-        return "fifty_moves"
-    return "ongoing"
 
 
 def knight_fork(P):
@@ -155,19 +133,6 @@ def rook_ending_extra_pawn(P, G):
             "result", "final_status"], rows
 
 
-def pinner(board, color, square):
-    """The piece beyond `square` on the line from `color`'s king: (square, symbol)."""
-    king = board.king(color)
-    df = chess.square_file(square) - chess.square_file(king)
-    dr = chess.square_rank(square) - chess.square_rank(king)
-    sf, sr = (df > 0) - (df < 0), (dr > 0) - (dr < 0)
-    f, r = chess.square_file(square) + sf, chess.square_rank(square) + sr
-    while 0 <= f < 8 and 0 <= r < 8:
-        s = chess.square(f, r)
-        if board.piece_at(s):
-            return s, board.piece_at(s).symbol()
-        f, r = f + sf, r + sr
-    raise AssertionError("a pinned piece without a pinner")
 
 
 def queen_won_through_pin(P):
@@ -232,7 +197,7 @@ def underpromotion_mate(P):
 
 
 def main():
-    games = read_games()
+    games = read_games(PGN)
     G = {i: game_info(i, g) for i, g in enumerate(games)}
     P = {i: plies_of(g) for i, g in enumerate(games)}
     out = {

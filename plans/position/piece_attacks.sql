@@ -7,14 +7,14 @@
 -- diagonals whether or not a piece stands on them. Unlike `threats`, which folds the side
 -- not to move's attacks into one square set seen through the own king, this stage keeps
 -- one row per piece and square, for both sides. The occupant is read from the square sets
--- of `boards`.
+-- of `boards`: its colour is the attacker's when the square is in the attacker's side's set.
 -- Columns: position_id, square (Int32: the attacking piece's), color ('w'/'b'), piece
 --   (K Q R B N P), target_sq (Int32: the attacked square), target_color, target_piece
 --   (Utf8, NULL when the square is empty).
 SELECT p.position_id, p.square, p.color, p.piece, r.to_sq AS target_sq,
        CASE WHEN r.to_bit & b.occupied = 0 THEN NULL
-            WHEN r.to_bit & b.own <> 0 THEN b.side_to_move
-            WHEN b.side_to_move = 'w' THEN 'b' ELSE 'w' END AS target_color,
+            WHEN (r.to_bit & b.own <> 0) = p.own THEN p.color
+            WHEN p.color = 'w' THEN 'b' ELSE 'w' END AS target_color,
        CASE WHEN r.to_bit & b.occupied = 0 THEN NULL
             WHEN r.to_bit & b.pawns <> 0 THEN 'P'
             WHEN r.to_bit & b.knights <> 0 THEN 'N'

@@ -60,6 +60,10 @@ fn cluster_error(what: &str, e: impl std::fmt::Display) -> Error {
 /// The session configuration of every side (client, scheduler, executors): Ballista's,
 /// with our codecs over Ballista's own, hash joins as in process and the [`ChessOptions`].
 /// Target partitions: the cores of the client, as in process (Ballista's default is 16).
+/// DataFusion's leaf-expression pushdown is off: the client optimizes a plan before it
+/// travels as protobuf, and in DataFusion 55.2 an aggregate over a struct field that the
+/// rule moved into a projection (`min(CASE WHEN a['attacked'] …)`, the knight-fork example)
+/// does not decode on the scheduler ("No field named min(… __datafusion_extracted_3 …)").
 #[must_use]
 pub fn session_config() -> SessionConfig {
     let cores = std::thread::available_parallelism()
@@ -71,6 +75,10 @@ pub fn session_config() -> SessionConfig {
         .with_ballista_physical_extension_codec(Arc::new(physical_codec(None)))
         .with_option_extension(ChessOptions::default())
         .set_bool("datafusion.optimizer.prefer_hash_join", true)
+        .set_bool(
+            "datafusion.optimizer.enable_leaf_expression_pushdown",
+            false,
+        )
 }
 
 fn logical_codec() -> Arc<ChessLogicalCodec> {

@@ -31,6 +31,19 @@ pub fn setup(fen: &str) -> Setup {
     Setup::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
 }
 
+/// The rows of a SQL query on `ctx`; panics naming the query when it fails.
+pub async fn query(
+    ctx: &datafusion::prelude::SessionContext,
+    q: &str,
+) -> Vec<datafusion::arrow::array::RecordBatch> {
+    ctx.sql(q)
+        .await
+        .unwrap_or_else(|e| panic!("{q}: {e}"))
+        .collect()
+        .await
+        .unwrap_or_else(|e| panic!("{q}: {e}"))
+}
+
 /// A file of tests/data.
 pub fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

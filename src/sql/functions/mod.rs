@@ -10,12 +10,20 @@
 //! | `material(fen)` | Struct: `white_pawns`, `white_knights`, `white_bishops`, `white_rooks`, `white_queens`, `white_kings`, `black_pawns` … `black_kings` (UInt8), `signature` (Utf8, e.g. `KRPPvKR`: white's then black's pieces, K Q R B N P) | FEN rules broken |
 //! | `fen_error(fen)` | Utf8: why the FEN is bad, `field: message` (e.g. `castling: …`, `position: …`) | a good FEN, NULL input |
 //! | `legal_moves_list(fen)` | List<Struct> of the legal moves, columns of [`crate::Engine::legal_moves`] without `position_id` ([`legal_move_fields`]), ordered by `uci`; `unnest` it for one row per move | bad FEN |
+//! | `attacks(fen)` | List<Struct>: `attacker_square`, `attacker`, `attacked_square`, `attacked` (Utf8: square names, FEN piece letters): every square every piece of both sides attacks (python-chess `board.attacks`), stage `piece_attacks` ([`relations`]) | FEN rules broken |
+//! | `pins(fen)` | List<Struct>: `pinned_square`, `pinned`, `pinner_square`, `pinner`, `king_square` (Utf8): the absolutely pinned pieces of both sides (FIDE art. 3.9), stage `pins` | FEN rules broken |
+//! | `checkers(fen)` | List<Struct>: `square`, `piece` (Utf8): the pieces checking the side to move, stage `checkers` | FEN rules broken |
+//! | `hanging(fen)` | List<Struct>: `square`, `piece` (Utf8), `attackers` (UInt8): pieces but kings attacked by the other side and defended by none, stage `hanging` | FEN rules broken |
+//! | `matches_subfen(fen, pattern [, side])` | Boolean: the position holds every piece of the board pattern (or of any pattern of a list), with the side to move if given, stage `subfen_matches` ([`search`]) | FEN rules broken, a NULL or bad pattern, a bad side |
+//! | `imbalance(fen)` | Utf8: Scoutfish's material imbalance (`PPvN`), stages `material_counts`, `imbalances` | FEN rules broken |
+//! | `material_matches(fen, pattern)` | Boolean: the material fits pgn-extract's material description either way round (`-z`), stages `material_counts`, `material_matches` | FEN rules broken, a NULL or bad pattern |
 //!
 //! A bad FEN is one [`fen_error`](Kind::FenError) reports: one that breaks the FEN rules
 //! ([`Setup::from_fen`]: syntax, kings, pawns, castling rights, en passant square) or
 //! describes a position no game reaches (the attack rules of stage `setup_checks`,
-//! [`crate::Engine::check_setups`]). `position_key` and `material` read the board only
-//! and check only the FEN rules. A bad FEN in a column gives NULL for its row and never
+//! [`crate::Engine::check_setups`]). `position_key`, `material` and the position queries
+//! (`attacks` … `material_matches`) read the board only and check only the FEN rules; a
+//! bad pattern or side given as a literal is a planning error naming the argument. A bad FEN in a column gives NULL for its row and never
 //! fails the query; a bad FEN given as a literal (`position_status('…')`) is a planning
 //! error naming the argument and the FEN field.
 //!
@@ -33,8 +41,9 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
-use datafusion::arrow::array::{Array, ArrayRef, StringArray};
-use datafusion::arrow::compute::cast;
+use datafusion::arrow::array::{Array, ArrayRef, ListArray, StringArray, UInt32Array};
+use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
+use datafusion::arrow::compute::{cast, take};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{DataFusionError, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::{
@@ -421,6 +430,39 @@ fn literal_texts(v: &ScalarValue) -> Vec<String> {
             .collect(),
         _ => vec![],
     }
+}
+
+/// A list column of `values`' rows: per row the indices of its items in `values`, or `None`
+/// for a NULL list; `values` itself when the lists take each of its rows once, in order.
+/// Errors: a batch of lists over 2^31 items in all.
+fn list_column<I: IntoIterator<Item = u32>>(
+    values: &dyn Array,
+    item: DataType,
+    rows: impl IntoIterator<Item = Option<I>>,
+) -> crate::Result<ArrayRef> {
+    let mut indices: Vec<u32> = vec![];
+    let mut offsets: Vec<i32> = vec![0];
+    let mut valid: Vec<bool> = vec![];
+    for row in rows {
+        valid.push(row.is_some());
+        indices.extend(row.into_iter().flatten());
+        offsets.push(i32::try_from(indices.len()).map_err(|_| {
+            crate::Error::Usage("over 2^31 list items in one batch of a chess function".into())
+        })?);
+    }
+    let in_order =
+        indices.len() == values.len() && indices.iter().enumerate().all(|(i, &x)| x as usize == i);
+    let items = if in_order {
+        datafusion::arrow::array::make_array(values.to_data())
+    } else {
+        take(values, &UInt32Array::from(indices), None)?
+    };
+    Ok(Arc::new(ListArray::try_new(
+        Arc::new(Field::new("item", item, true)),
+        OffsetBuffer::new(offsets.into()),
+        items,
+        Some(NullBuffer::from(valid)),
+    )?))
 }
 
 /// The distinct non-NULL values of a string column: per row the index of its value in the

@@ -5,14 +5,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, BooleanArray, ListArray, RecordBatch, StringArray, StructArray, UInt32Array,
-    UInt64Array,
+    Array, ArrayRef, BooleanArray, RecordBatch, StringArray, StructArray, UInt32Array, UInt64Array,
 };
-use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::compute::{cast, concat_batches, take};
 use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema};
 
-use super::{check_fens, distinct, statuses_of};
+use super::{check_fens, distinct, list_column, statuses_of};
 use crate::chess::san::{SanToken, parse_san};
 use crate::chess::setup::Setup;
 use crate::engine::Engine;
@@ -141,29 +139,16 @@ pub(super) async fn legal_moves_lists(engine: &Engine, fens: &StringArray) -> Re
         }
         r.1 = row + 1;
     }
-    let mut indices: Vec<u32> = vec![];
-    let mut offsets: Vec<i32> = vec![0];
-    let mut valid: Vec<bool> = vec![];
-    for r in &rows {
-        let position = r.and_then(|i| rank[i]);
-        if let Some(p) = position {
-            let (from, to) = ranges[p];
-            indices.extend((from..to).map(|i| i as u32));
-        }
-        valid.push(position.is_some());
-        offsets.push(indices.len() as i32);
-    }
-    let values = take(&moves, &UInt32Array::from(indices), None)?;
-    Ok(Arc::new(ListArray::try_new(
-        Arc::new(Field::new(
-            "item",
-            DataType::Struct(legal_move_fields()),
-            true,
-        )),
-        OffsetBuffer::new(offsets.into()),
-        values,
-        Some(NullBuffer::from(valid)),
-    )?))
+    list_column(
+        &moves,
+        DataType::Struct(legal_move_fields()),
+        rows.iter().map(|r| {
+            r.and_then(|i| rank[i]).map(|p| {
+                let (from, to) = ranges[p];
+                from as u32..to as u32
+            })
+        }),
+    )
 }
 
 /// The distinct (FEN, move) pairs of two columns: per row the pair's index (`None` when

@@ -3,18 +3,13 @@
 //! `placed` and `boards`). Squares become their names and pieces their FEN letters here, at
 //! the edge; the stages work on square numbers and `'w'`/`'b'`, `K Q R B N P`.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{
-    Array, ArrayRef, Int64Array, ListArray, StringArray, StructArray, UInt8Array, UInt32Array,
-    UInt64Array,
-};
-use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
-use datafusion::arrow::compute::{cast, concat_batches, take};
+use datafusion::arrow::array::{Array, ArrayRef, Int64Array, StringArray, StructArray, UInt8Array};
+use datafusion::arrow::compute::{cast, concat_batches};
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
 
-use super::distinct;
+use super::{distinct, list_column};
 use crate::chess::setup::Setup;
 use crate::chess::square::square_name;
 use crate::engine::Engine;
@@ -114,13 +109,9 @@ impl Relation {
         )))
     }
 
-    /// The stages to run after loading: `placed`, `boards`, `piece_attacks` and this one.
-    fn stages(&self) -> Vec<Stage> {
-        let mut s = vec![Stage::Placed, Stage::Boards, Stage::PieceAttacks];
-        if self.stage != Stage::PieceAttacks {
-            s.push(self.stage);
-        }
-        s
+    /// The stages to run after loading: `placed`, `boards` and this one.
+    fn stages(&self) -> [Stage; 3] {
+        [Stage::Placed, Stage::Boards, self.stage]
     }
 
     /// The relation of each row's FEN: a list per row, NULL for a NULL FEN or one breaking
@@ -138,135 +129,152 @@ impl Relation {
             }
         }
         let (values, ranges) = self.values(engine, &good).await?;
-        let mut indices: Vec<u32> = vec![];
-        let mut offsets: Vec<i32> = vec![0];
-        let mut valid: Vec<bool> = vec![];
-        for r in &rows {
-            let position = r.and_then(|i| rank[i]);
-            if let Some(p) = position {
-                indices.extend(ranges.get(p).into_iter().flatten().copied());
-            }
-            valid.push(position.is_some());
-            offsets.push(
-                i32::try_from(indices.len()).map_err(|_| {
-                    Error::Usage("a relation list over 2^31 rows in one batch".into())
-                })?,
-            );
-        }
-        let values = take(&values, &UInt32Array::from(indices), None)?;
-        Ok(Arc::new(ListArray::try_new(
-            Arc::new(Field::new(
-                "item",
-                DataType::Struct(self.struct_fields()),
-                true,
-            )),
-            OffsetBuffer::new(offsets.into()),
-            values,
-            Some(NullBuffer::from(valid)),
-        )?))
+        list_column(
+            &values,
+            DataType::Struct(self.struct_fields()),
+            rows.iter()
+                .map(|r| r.and_then(|i| rank[i]).map(|p| ranges[p].0..ranges[p].1)),
+        )
     }
 
-    /// The stage's rows of `setups` (position id = index) as the struct, and per position the
-    /// indices of its rows in order.
-    async fn values(&self, engine: &Engine, setups: &[Setup]) -> Result<(ArrayRef, Vec<Vec<u32>>)> {
-        let mut ranges: Vec<Vec<u32>> = vec![vec![]; setups.len()];
+    /// The stage's rows of `setups` (position id = index) as the struct, in list order (by
+    /// position, then by the `order` squares), and per position its range of rows.
+    async fn values(
+        &self,
+        engine: &Engine,
+        setups: &[Setup],
+    ) -> Result<(ArrayRef, Vec<(u32, u32)>)> {
+        let mut ranges = vec![(0u32, 0u32); setups.len()];
         let fields = self.struct_fields();
+        let empty = |ranges| {
+            let values: ArrayRef = Arc::new(StructArray::new_null(fields.clone(), 0));
+            Ok((values, ranges))
+        };
         if setups.is_empty() {
-            return Ok((Arc::new(StructArray::new_null(fields, 0)), ranges));
+            return empty(ranges);
         }
         engine.load(setups).await?;
         let p = engine.pipeline();
         let stages = self.stages();
-        p.run_stages(&stages[..stages.len() - 1]).await?;
+        p.run_stages(&stages[..2]).await?;
         let batches = p.run(self.stage).await?;
         let Some(first) = batches.first() else {
-            return Ok((Arc::new(StructArray::new_null(fields, 0)), ranges));
+            return empty(ranges);
         };
         let batch = concat_batches(&first.schema(), &batches)?;
-        let int = |name: &str| -> Result<Vec<Option<i64>>> {
+        let column = |name: &str, t: &DataType| -> Result<ArrayRef> {
             let c = batch
                 .column_by_name(name)
                 .ok_or_else(|| Error::Schema(format!("{}: no column {name}", self.stage)))?;
-            let c = cast(c, &DataType::Int64)?;
-            let c = c
+            Ok(cast(c, t)?)
+        };
+        let ints = |name: &str| -> Result<Int64Array> {
+            column(name, &DataType::Int64)?
                 .as_any()
                 .downcast_ref::<Int64Array>()
-                .ok_or_else(|| Error::Schema(format!("{}: {name}", self.stage)))?;
-            Ok(c.iter().collect())
+                .cloned()
+                .ok_or_else(|| Error::Schema(format!("{}: {name}", self.stage)))
         };
-        let text = |name: &str| -> Result<StringArray> {
-            let c = batch
-                .column_by_name(name)
-                .ok_or_else(|| Error::Schema(format!("{}: no column {name}", self.stage)))?;
-            let c = cast(c, &DataType::Utf8)?;
-            c.as_any()
+        let texts = |name: &str| -> Result<StringArray> {
+            column(name, &DataType::Utf8)?
+                .as_any()
                 .downcast_ref::<StringArray>()
                 .cloned()
                 .ok_or_else(|| Error::Schema(format!("{}: {name}", self.stage)))
         };
+        // the list order: the rows bucketed by position (a counting sort), each position's
+        // rows sorted by the `order` squares
+        let ids = ints("position_id")?;
+        let squares: Vec<Int64Array> = self.order.iter().map(|c| ints(c)).collect::<Result<_>>()?;
+        let position = |r: usize| {
+            usize::try_from(ids.value(r))
+                .ok()
+                .filter(|p| *p < setups.len())
+        };
+        for r in 0..batch.num_rows() {
+            if let Some(p) = position(r) {
+                ranges[p].1 += 1;
+            }
+        }
+        let mut start = 0u32;
+        for range in &mut ranges {
+            let n = range.1;
+            *range = (start, start);
+            start += n;
+        }
+        let mut order = vec![0u32; start as usize];
+        for r in 0..batch.num_rows() {
+            if let Some(p) = position(r) {
+                order[ranges[p].1 as usize] = r as u32;
+                ranges[p].1 += 1;
+            }
+        }
+        let key = |r: &u32| {
+            squares
+                .iter()
+                .fold(0u64, |k, sq| (k << 6) | (sq.value(*r as usize) as u64 & 63))
+        };
+        for &(from, to) in &ranges {
+            order[from as usize..to as usize].sort_unstable_by_key(key);
+        }
         let mut columns: Vec<ArrayRef> = vec![];
         for (_, cell) in self.fields {
             columns.push(match cell {
-                Cell::Square(c) => Arc::new(
-                    int(c)?
-                        .iter()
-                        .map(|v| v.and_then(|v| u8::try_from(v).ok()).map(square_name))
-                        .collect::<StringArray>(),
-                ),
-                Cell::Piece(color, piece) => {
-                    let (colors, pieces) = (text(color)?, text(piece)?);
+                Cell::Square(c) => {
+                    let sq = ints(c)?;
                     Arc::new(
-                        (0..batch.num_rows())
-                            .map(|i| fen_letter(&colors, &pieces, i))
+                        order
+                            .iter()
+                            .map(|&r| {
+                                let v = sq.is_valid(r as usize).then(|| sq.value(r as usize))?;
+                                SQUARE_NAMES.get(usize::try_from(v).ok()?).copied()
+                            })
                             .collect::<StringArray>(),
                     )
                 }
-                Cell::Count(c) => Arc::new(
-                    int(c)?
-                        .iter()
-                        .map(|v| v.and_then(|v| u8::try_from(v).ok()))
-                        .collect::<UInt8Array>(),
-                ),
+                Cell::Piece(color, piece) => {
+                    let (colors, pieces) = (texts(color)?, texts(piece)?);
+                    Arc::new(
+                        order
+                            .iter()
+                            .map(|&r| {
+                                let r = r as usize;
+                                if pieces.is_null(r) || colors.is_null(r) {
+                                    return None;
+                                }
+                                fen_letter(colors.value(r), pieces.value(r))
+                            })
+                            .collect::<StringArray>(),
+                    )
+                }
+                Cell::Count(c) => {
+                    let n = ints(c)?;
+                    Arc::new(
+                        order
+                            .iter()
+                            .map(|&r| u8::try_from(n.value(r as usize)).ok())
+                            .collect::<UInt8Array>(),
+                    )
+                }
             });
         }
         let values: ArrayRef = Arc::new(StructArray::try_new(fields, columns, None)?);
-        let ids = cast(
-            batch
-                .column_by_name("position_id")
-                .ok_or_else(|| Error::Schema(format!("{}: no position_id", self.stage)))?,
-            &DataType::UInt64,
-        )?;
-        let ids = ids
-            .as_any()
-            .downcast_ref::<UInt64Array>()
-            .ok_or_else(|| Error::Schema(format!("{}: position_id", self.stage)))?;
-        let keys: Vec<Vec<Option<i64>>> =
-            self.order.iter().map(|c| int(c)).collect::<Result<_>>()?;
-        let mut by_position: HashMap<u64, Vec<u32>> = HashMap::new();
-        for (row, id) in ids.iter().enumerate() {
-            if let Some(id) = id {
-                by_position.entry(id).or_default().push(row as u32);
-            }
-        }
-        for (id, mut list) in by_position {
-            list.sort_by_key(|&r| keys.iter().map(|k| k[r as usize]).collect::<Vec<_>>());
-            if let Some(slot) = ranges.get_mut(id as usize) {
-                *slot = list;
-            }
-        }
         Ok((values, ranges))
     }
 }
 
-/// The FEN letter of row `i`'s piece (upper case for `'w'`), NULL when the piece is.
-fn fen_letter(colors: &StringArray, pieces: &StringArray, i: usize) -> Option<String> {
-    if pieces.is_null(i) {
-        return None;
-    }
-    let piece = pieces.value(i);
-    Some(if colors.is_valid(i) && colors.value(i) == "b" {
-        piece.to_ascii_lowercase()
-    } else {
-        piece.to_string()
-    })
+/// The names of the squares, a1 = 0 … h8 = 63.
+static SQUARE_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    (0..64u8)
+        .map(|sq| &*Box::leak(square_name(sq).into_boxed_str()))
+        .collect()
+});
+
+/// The FEN letter of a piece of the stages (`'w'`/`'b'`, `K Q R B N P`): upper case for
+/// White.
+fn fen_letter(color: &str, piece: &str) -> Option<&'static str> {
+    const WHITE: [&str; 6] = ["K", "Q", "R", "B", "N", "P"];
+    const BLACK: [&str; 6] = ["k", "q", "r", "b", "n", "p"];
+    let i = WHITE.iter().position(|l| *l == piece)?;
+    Some(if color == "b" { BLACK[i] } else { WHITE[i] })
 }

@@ -10,7 +10,7 @@ use datafusion::arrow::array::{
     Array, ArrayRef, BooleanArray, ListArray, RecordBatch, StringArray, UInt64Array,
 };
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, Field};
 
 use super::distinct;
 use crate::chess::color::Color;
@@ -74,20 +74,48 @@ pub(super) fn side_argument(text: &str) -> Option<Color> {
     }
 }
 
-/// The pattern texts of row `i` of a `matches_subfen` / `material_matches` pattern argument:
-/// one string, or a list of them (any matches); `None` when the row (or a list item) is NULL.
-fn pattern_texts(patterns: &ArrayRef, i: usize) -> Option<Vec<String>> {
-    if patterns.is_null(i) {
-        return None;
+/// The pattern argument of `matches_subfen` / `material_matches`, cast once per batch: one
+/// string per row, or a list of strings per row (any matches).
+enum PatternColumn {
+    One(StringArray),
+    Lists(ListArray),
+}
+
+impl PatternColumn {
+    /// The argument as strings or lists of strings; `None` for another type (refused when
+    /// the query is planned).
+    fn new(patterns: &ArrayRef) -> Option<PatternColumn> {
+        match patterns.data_type() {
+            DataType::List(_) | DataType::LargeList(_) => {
+                let item = Arc::new(Field::new("item", DataType::Utf8, true));
+                let lists = cast(patterns, &DataType::List(item)).ok()?;
+                Some(PatternColumn::Lists(
+                    lists.as_any().downcast_ref::<ListArray>()?.clone(),
+                ))
+            }
+            _ => {
+                let texts = cast(patterns, &DataType::Utf8).ok()?;
+                Some(PatternColumn::One(
+                    texts.as_any().downcast_ref::<StringArray>()?.clone(),
+                ))
+            }
+        }
     }
-    if let Some(list) = patterns.as_any().downcast_ref::<ListArray>() {
-        let items = cast(&list.value(i), &DataType::Utf8).ok()?;
-        let items = items.as_any().downcast_ref::<StringArray>()?;
-        return items.iter().map(|t| t.map(str::to_string)).collect();
+
+    /// Row `i`'s pattern texts; `None` when the row or an item of its list is NULL.
+    fn texts(&self, i: usize) -> Option<Vec<String>> {
+        match self {
+            PatternColumn::One(t) => t.is_valid(i).then(|| vec![t.value(i).to_string()]),
+            PatternColumn::Lists(l) => {
+                if l.is_null(i) {
+                    return None;
+                }
+                let items = l.value(i);
+                let items = items.as_any().downcast_ref::<StringArray>()?;
+                items.iter().map(|t| t.map(str::to_string)).collect()
+            }
+        }
     }
-    let texts = cast(patterns, &DataType::Utf8).ok()?;
-    let texts = texts.as_any().downcast_ref::<StringArray>()?;
-    Some(vec![texts.value(i).to_string()])
 }
 
 /// The rows' positions where the FEN keeps the FEN rules, keyed by row.
@@ -126,15 +154,66 @@ async fn load_states(engine: &Engine, setups: &[(u64, &Setup)]) -> Result<()> {
         .await
 }
 
-/// Each row's verdict: NULL where `tested` is false, else whether the stage matched it.
-fn verdicts(tested: &[bool], hits: &HashSet<u64>) -> ArrayRef {
-    Arc::new(
-        tested
+/// The rows to test, with the FEN rules kept, every pattern of the row parsed by `parse`
+/// and `extra(row)` given: per row its setup, its patterns and the extra argument.
+fn rows_to_test<'a, T, E>(
+    setups: &'a [Option<Setup>],
+    patterns: &ArrayRef,
+    parse: impl Fn(&str) -> std::result::Result<T, String>,
+    extra: impl Fn(usize) -> Option<E>,
+) -> Vec<(usize, &'a Setup, Vec<T>, E)> {
+    let Some(patterns) = PatternColumn::new(patterns) else {
+        return vec![];
+    };
+    setups
+        .iter()
+        .enumerate()
+        .filter_map(|(i, setup)| {
+            let setup = setup.as_ref()?;
+            let e = extra(i)?;
+            let texts = patterns.texts(i)?;
+            let parsed = texts
+                .iter()
+                .map(|t| parse(t))
+                .collect::<std::result::Result<Vec<T>, _>>();
+            Some((i, setup, parsed.ok()?, e))
+        })
+        .collect()
+}
+
+/// Runs `stage` after loading the tested rows' positions into `replay_states` (position
+/// id = row) and `patterns` into `table`: per row NULL when not tested, else whether the
+/// stage matched it.
+async fn run_search(
+    engine: &Engine,
+    rows: usize,
+    tested: &[(u64, &Setup)],
+    table: InputTable,
+    patterns: RecordBatch,
+    stages: &[Stage],
+) -> Result<ArrayRef> {
+    let mut is_tested = vec![false; rows];
+    for (id, _) in tested {
+        is_tested[*id as usize] = true;
+    }
+    let mut hits = HashSet::new();
+    if !tested.is_empty() {
+        load_states(engine, tested).await?;
+        let p = engine.pipeline();
+        p.set_table(table, vec![patterns]).await?;
+        let mut last = vec![];
+        for s in stages {
+            last = p.run(*s).await?;
+        }
+        hits = matched(&last)?;
+    }
+    Ok(Arc::new(
+        is_tested
             .iter()
             .enumerate()
             .map(|(i, t)| t.then(|| hits.contains(&(i as u64))))
             .collect::<BooleanArray>(),
-    )
+    ))
 }
 
 /// `matches_subfen(fen, pattern [, side])`: per row, whether the position matches any of its
@@ -148,49 +227,29 @@ pub(super) async fn matches_subfen(
     sides: Option<&StringArray>,
 ) -> Result<ArrayRef> {
     let setups = row_setups(fens);
-    let mut tested = vec![false; setups.len()];
-    let mut states: Vec<(u64, &Setup)> = vec![];
-    let mut rows: Vec<(u64, Option<Color>, SubfenPattern)> = vec![];
-    for (i, setup) in setups.iter().enumerate() {
-        let Some(setup) = setup else { continue };
-        let side = match sides {
-            None => None,
-            Some(s) if s.is_null(i) => continue,
-            Some(s) => match side_argument(s.value(i)) {
-                Some(c) => Some(c),
-                None => continue,
-            },
-        };
-        let Some(texts) = pattern_texts(patterns, i) else {
-            continue;
-        };
-        let Ok(parsed) = texts
-            .iter()
-            .map(|t| cache.subfen(t))
-            .collect::<std::result::Result<Vec<_>, _>>()
-        else {
-            continue;
-        };
-        tested[i] = true;
-        states.push((i as u64, setup));
-        rows.extend(parsed.into_iter().map(|p| (i as u64, side, p)));
-    }
-    if states.is_empty() {
-        return Ok(verdicts(&tested, &HashSet::new()));
-    }
-    load_states(engine, &states).await?;
-    let table: Vec<(u64, Option<Color>, &SubfenPattern)> =
-        rows.iter().map(|(id, side, p)| (*id, *side, p)).collect();
-    let p = engine.pipeline();
-    p.set_table(
-        InputTable::SubfenPatterns,
-        vec![tables::subfen_patterns_to_batch(&table)?],
-    )
-    .await?;
-    Ok(verdicts(
+    let side_of = |i: usize| -> Option<Option<Color>> {
+        match sides {
+            None => Some(None),
+            Some(s) if s.is_null(i) => None,
+            Some(s) => side_argument(s.value(i)).map(Some),
+        }
+    };
+    let rows = rows_to_test(&setups, patterns, |t| cache.subfen(t), side_of);
+    let table: Vec<(u64, Option<Color>, &SubfenPattern)> = rows
+        .iter()
+        .flat_map(|(i, _, ps, side)| ps.iter().map(move |p| (*i as u64, *side, p)))
+        .collect();
+    let tested: Vec<(u64, &Setup)> = rows.iter().map(|(i, s, _, _)| (*i as u64, *s)).collect();
+    let batch = tables::subfen_patterns_to_batch(&table)?;
+    run_search(
+        engine,
+        setups.len(),
         &tested,
-        &matched(&p.run(Stage::SubfenMatches).await?)?,
-    ))
+        InputTable::SubfenPatterns,
+        batch,
+        &[Stage::SubfenMatches],
+    )
+    .await
 }
 
 /// `material_matches(fen, pattern)`: per row, whether the position's material matches its
@@ -204,41 +263,22 @@ pub(super) async fn material_matches(
     patterns: &ArrayRef,
 ) -> Result<ArrayRef> {
     let setups = row_setups(fens);
-    let mut tested = vec![false; setups.len()];
-    let mut states: Vec<(u64, &Setup)> = vec![];
-    let mut rows: Vec<(u64, MaterialPattern)> = vec![];
-    for (i, setup) in setups.iter().enumerate() {
-        let Some(setup) = setup else { continue };
-        let Some(texts) = pattern_texts(patterns, i) else {
-            continue;
-        };
-        let Ok(parsed) = texts
-            .iter()
-            .map(|t| cache.material(t))
-            .collect::<std::result::Result<Vec<_>, _>>()
-        else {
-            continue;
-        };
-        tested[i] = true;
-        states.push((i as u64, setup));
-        rows.extend(parsed.into_iter().map(|p| (i as u64, p)));
-    }
-    if states.is_empty() {
-        return Ok(verdicts(&tested, &HashSet::new()));
-    }
-    load_states(engine, &states).await?;
-    let p = engine.pipeline();
-    let table: Vec<(u64, &MaterialPattern)> = rows.iter().map(|(id, p)| (*id, p)).collect();
-    p.set_table(
-        InputTable::MaterialPatterns,
-        vec![tables::material_patterns_to_batch(&table)?],
-    )
-    .await?;
-    p.run(Stage::MaterialCounts).await?;
-    Ok(verdicts(
+    let rows = rows_to_test(&setups, patterns, |t| cache.material(t), |_| Some(()));
+    let table: Vec<(u64, &MaterialPattern)> = rows
+        .iter()
+        .flat_map(|(i, _, ps, _)| ps.iter().map(move |p| (*i as u64, p)))
+        .collect();
+    let tested: Vec<(u64, &Setup)> = rows.iter().map(|(i, s, _, _)| (*i as u64, *s)).collect();
+    let batch = tables::material_patterns_to_batch(&table)?;
+    run_search(
+        engine,
+        setups.len(),
         &tested,
-        &matched(&p.run(Stage::MaterialMatches).await?)?,
-    ))
+        InputTable::MaterialPatterns,
+        batch,
+        &[Stage::MaterialCounts, Stage::MaterialMatches],
+    )
+    .await
 }
 
 /// `imbalance(fen)`: Scoutfish's material imbalance (stages `material_counts`, `imbalances`);

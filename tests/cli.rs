@@ -1232,6 +1232,37 @@ fn validate_recognises_inputs_by_their_first_bytes() {
     assert_eq!(read_csv(&out.stdout).1.len(), 20, "{}", show(&out));
 }
 
+/// Issue 34: `explain` prints each stage of the position queries: its SQL's plans, the
+/// static `piece_rays` probed as an index where the stage joins it.
+#[test]
+fn explain_prints_each_position_stage() {
+    for stage in [
+        "piece_attacks",
+        "pins",
+        "checkers",
+        "hanging",
+        "subfen_matches",
+        "material_counts",
+        "imbalances",
+        "material_matches",
+    ] {
+        let out = run(&["explain", stage], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        let plan = text(&out.stdout);
+        assert!(
+            plan.contains(&format!("== stage {stage}\n-- logical plan\n")),
+            "{plan}"
+        );
+        assert!(plan.contains("-- physical plan"), "{plan}");
+        let probes = matches!(stage, "piece_attacks" | "pins" | "checkers" | "hanging");
+        assert_eq!(
+            plan.contains("StaticLookupExec: static=piece_rays"),
+            probes,
+            "{plan}"
+        );
+    }
+}
+
 /// Issue 31, 9: `explain` of a stage that is not one lists the stages; `profile --json` into
 /// a folder that does not exist fails before the profile runs; an empty query is an error;
 /// a bad FEN argument of `moves` is named as an argument, not as a file's line.

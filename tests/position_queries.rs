@@ -369,3 +369,68 @@ fn bad_arguments_are_named_or_null() {
         );
     });
 }
+
+/// A list of patterns is `OR` over its items (a NULL or bad item: NULL unless another
+/// matches), and a list longer than one run's share is tested in chunks with the same
+/// answer: three positions with 30,000 patterns each (90,000 pattern rows), the only
+/// matching one last.
+#[test]
+fn lists_of_patterns_are_or_and_long_ones_run_in_chunks() {
+    use datafusion::arrow::array::{ListBuilder, StringBuilder};
+    let fens = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "4k3/8/8/8/8/8/8/4K2R w - - 0 1",
+    ];
+    let mut lists = ListBuilder::new(StringBuilder::new());
+    for _ in fens {
+        for _ in 0..29_999 {
+            lists.values().append_value("8/8/8/8/8/8/8/1q6");
+        }
+        lists.values().append_value("8/8/8/8/4P3/8/8/8");
+        lists.append(true);
+    }
+    let lists = lists.finish();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("fen", DataType::Utf8, false),
+        Field::new("patterns", lists.data_type().clone(), true),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![Arc::new(StringArray::from(fens.to_vec())), Arc::new(lists)],
+    )
+    .expect("batch");
+    let ctx = sql::context();
+    ctx.register_table(
+        "t",
+        Arc::new(MemTable::try_new(schema, vec![vec![batch]]).expect("table")),
+    )
+    .expect("register");
+    rt().block_on(async {
+        let b = query(&ctx, "SELECT matches_subfen(fen, patterns) FROM t").await;
+        let got: Vec<bool> = b
+            .iter()
+            .flat_map(|b| b.column(0).as_boolean().iter().map(|v| v.expect("value")))
+            .collect();
+        assert_eq!(got, vec![false, true, false]);
+        let start = fens[0];
+        let b = query(
+            &ctx,
+            &format!(
+                "SELECT matches_subfen('{start}', ['8/8/8/8/8/8/PPPPPPPP/8', NULL]),
+                        matches_subfen('{start}', ['8/8/8/8/8/8/pPPPPPPP/8', NULL]),
+                        matches_subfen('{start}', make_array()),
+                        material_matches('{start}', ['k k', 'QR2B2N2P8 QR2B2N2P8']),
+                        material_matches('{start}', ['k k', NULL])"
+            ),
+        )
+        .await;
+        let row: Vec<Option<bool>> = (0..5)
+            .map(|c| {
+                let col = b[0].column(c).as_boolean();
+                col.is_valid(0).then(|| col.value(0))
+            })
+            .collect();
+        assert_eq!(row, vec![Some(true), None, Some(false), Some(true), None]);
+    });
+}

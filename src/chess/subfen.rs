@@ -27,7 +27,7 @@ pub enum SubfenError {
     #[error("the pattern is empty")]
     Empty,
     /// Not eight ranks separated by `/`.
-    #[error("{0} ranks, not 8 (ranks are separated by '/')")]
+    #[error("{0} rank{s}, not 8 (ranks are separated by '/')", s = if *.0 == 1 { "" } else { "s" })]
     RankCount(usize),
     /// A character that is neither a piece letter nor a digit 1-8.
     #[error("rank {rank}: {found:?} is neither a piece letter (PNBRQK, pnbrqk) nor a digit 1-8")]
@@ -36,6 +36,14 @@ pub enum SubfenError {
         rank: u8,
         /// The character.
         found: char,
+    },
+    /// Two digits in a row on a rank (FEN writes one digit for a run of empty squares).
+    #[error("rank {rank}: two digits in a row ({found:?}): one digit stands for a run of squares")]
+    TwoDigits {
+        /// The rank, 8 … 1.
+        rank: u8,
+        /// The two digits.
+        found: String,
     },
     /// A rank whose letters and digits do not cover exactly eight squares.
     #[error("rank {rank}: {squares} squares, not 8")]
@@ -65,11 +73,22 @@ impl SubfenPattern {
         for (i, rank_text) in ranks.iter().enumerate() {
             let rank = 7 - i as u32;
             let mut file = 0u32;
+            let mut after_digit: Option<char> = None;
             for c in rank_text.chars() {
                 let rank_no = (rank + 1) as u8;
                 if let Some(d) = c.to_digit(10).filter(|d| (1..=8).contains(d)) {
+                    if let Some(prev) = after_digit {
+                        return Err(SubfenError::TwoDigits {
+                            rank: rank_no,
+                            found: format!("{prev}{c}"),
+                        });
+                    }
+                    after_digit = Some(c);
                     file += d;
-                } else if let Some(piece) = Piece::from_fen_char(c) {
+                    continue;
+                }
+                after_digit = None;
+                if let Some(piece) = Piece::from_fen_char(c) {
                     if file < 8 {
                         let bit = 1u64 << (rank * 8 + file);
                         sets[piece.color as usize] |= bit;
@@ -122,6 +141,17 @@ mod tests {
         use SubfenError::*;
         assert_eq!(SubfenPattern::parse(""), Err(Empty));
         assert_eq!(SubfenPattern::parse("8/8"), Err(RankCount(2)));
+        assert_eq!(
+            SubfenPattern::parse("8").map_err(|e| e.to_string()),
+            Err("1 rank, not 8 (ranks are separated by '/')".to_string())
+        );
+        assert_eq!(
+            SubfenPattern::parse("44/8/8/8/8/8/8/8"),
+            Err(TwoDigits {
+                rank: 8,
+                found: "44".into()
+            })
+        );
         assert_eq!(
             SubfenPattern::parse("9/8/8/8/8/8/8/8"),
             Err(BadChar {

@@ -285,7 +285,8 @@ pub fn subfen_patterns_to_batch(
 
 /// Schema of `material_patterns`, one row per term of a material description
 /// ([`crate::chess::material_pattern::MaterialPattern`], pgn-extract's syntax) and way round:
-/// `position_id: UInt64` (the position of `replay_states` it is tested on), `orientation:
+/// `position_id: UInt64` (the position of `replay_states` it is tested on), `pattern_no:
+/// UInt64` (which description: a position may have several, any matching), `orientation:
 /// Int32` (0: the description's first side is White, 1: Black), `color: Utf8` (`'w'`/`'b'`,
 /// whose pieces the term counts), `kind: Utf8` (`P N B R Q`, `L` for knights and bishops
 /// together, `K` for the row every side has, which admits any count), `min_count`,
@@ -296,6 +297,7 @@ pub fn material_patterns_schema() -> SchemaRef {
     use DataType::*;
     schema(&[
         ("position_id", UInt64),
+        ("pattern_no", UInt64),
         ("orientation", Int32),
         ("color", Utf8),
         ("kind", Utf8),
@@ -327,15 +329,16 @@ pub fn material_patterns_to_batch(
     patterns: &[(u64, &crate::chess::material_pattern::MaterialPattern)],
 ) -> Result<RecordBatch> {
     use crate::chess::material_pattern::{KIND_LETTERS, PieceConstraint};
-    let mut rows: Vec<(u64, i32, Color, char, PieceConstraint)> = vec![];
-    for (id, pattern) in patterns {
+    let mut rows: Vec<(u64, u64, i32, Color, char, PieceConstraint)> = vec![];
+    for (no, (id, pattern)) in patterns.iter().enumerate() {
+        let no = no as u64;
         for (orientation, first) in [(0, Color::White), (1, Color::Black)] {
             for (side, color) in pattern.sides.iter().zip([first, first.other()]) {
-                rows.push((*id, orientation, color, 'K', PieceConstraint::ANY));
+                rows.push((*id, no, orientation, color, 'K', PieceConstraint::ANY));
                 let kinds = side.kinds.iter().zip(KIND_LETTERS).take(5);
                 for (c, kind) in kinds.chain(side.minor.as_ref().map(|m| (m, 'L'))) {
                     if *c != PieceConstraint::ANY {
-                        rows.push((*id, orientation, color, kind, *c));
+                        rows.push((*id, no, orientation, color, kind, *c));
                     }
                 }
             }
@@ -343,35 +346,36 @@ pub fn material_patterns_to_batch(
     }
     let columns: Vec<ArrayRef> = vec![
         Arc::new(rows.iter().map(|r| r.0).collect::<UInt64Array>()),
-        Arc::new(rows.iter().map(|r| r.1).collect::<Int32Array>()),
+        Arc::new(rows.iter().map(|r| r.1).collect::<UInt64Array>()),
+        Arc::new(rows.iter().map(|r| r.2).collect::<Int32Array>()),
         Arc::new(
             rows.iter()
-                .map(|r| Some(color_str(r.2)))
+                .map(|r| Some(color_str(r.3)))
                 .collect::<StringArray>(),
         ),
         Arc::new(
             rows.iter()
-                .map(|r| Some(r.3.to_string()))
+                .map(|r| Some(r.4.to_string()))
                 .collect::<StringArray>(),
         ),
         Arc::new(
             rows.iter()
-                .map(|r| i64::from(r.4.range.min))
+                .map(|r| i64::from(r.5.range.min))
                 .collect::<Int64Array>(),
         ),
         Arc::new(
             rows.iter()
-                .map(|r| i64::from(r.4.range.max))
+                .map(|r| i64::from(r.5.range.max))
                 .collect::<Int64Array>(),
         ),
         Arc::new(
             rows.iter()
-                .map(|r| Some(relation_name(r.4.relation)))
+                .map(|r| Some(relation_name(r.5.relation)))
                 .collect::<StringArray>(),
         ),
         Arc::new(
             rows.iter()
-                .map(|r| i64::from(r.4.by))
+                .map(|r| i64::from(r.5.by))
                 .collect::<Int64Array>(),
         ),
     ];

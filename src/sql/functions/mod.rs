@@ -48,7 +48,7 @@ use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{DataFusionError, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::{
     ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
-    TypeSignature, Volatility,
+    Volatility,
 };
 
 use super::engines::{EnginePool, with_engine};
@@ -126,11 +126,10 @@ impl Kind {
     fn signature(self) -> Signature {
         match self {
             Kind::FenAfter | Kind::IsLegal => Signature::string(2, Volatility::Immutable),
-            Kind::MatchesSubfen => Signature::one_of(
-                vec![TypeSignature::Any(2), TypeSignature::Any(3)],
-                Volatility::Immutable,
-            ),
-            Kind::MaterialMatches => Signature::any(2, Volatility::Immutable),
+            // a string or a list of strings: checked and cast by `coerce_types`
+            Kind::MatchesSubfen | Kind::MaterialMatches => {
+                Signature::user_defined(Volatility::Immutable)
+            }
             _ => Signature::string(1, Volatility::Immutable),
         }
     }
@@ -240,8 +239,9 @@ impl ChessFunction {
         };
         match verdict {
             Some(e) => plan_err!(
-                "{}(fen, …): argument 1, the FEN {fen:?}, is not a valid position: field {e}",
-                self.kind.name()
+                "{}(fen, …): argument 1, the FEN {}, is not a valid position: field {e}",
+                self.kind.name(),
+                shown(fen)
             ),
             None => Ok(()),
         }
@@ -259,6 +259,10 @@ impl ScalarUDFImpl for ChessFunction {
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(self.kind.return_type())
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        self.pattern_argument_types(arg_types)
     }
 
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
@@ -282,11 +286,15 @@ impl ScalarUDFImpl for ChessFunction {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let rows = args.number_rows;
+        // each argument as one string per row; the pattern of `matches_subfen` and
+        // `material_matches` stays as given (a literal is not copied once per row)
         let text = |i: usize| -> Result<StringArray> {
-            arrays
+            args.args
                 .get(i)
-                .map(|a| cast(a, &DataType::Utf8))
+                .map(|a| a.to_array(rows))
+                .transpose()?
+                .map(|a| cast(&a, &DataType::Utf8))
                 .transpose()?
                 .and_then(|a| a.as_any().downcast_ref::<StringArray>().cloned())
                 .ok_or_else(|| {
@@ -303,12 +311,12 @@ impl ScalarUDFImpl for ChessFunction {
                     Kind::FenAfter | Kind::IsLegal => Some(text(1)?),
                     _ => None,
                 };
-                let side = if arrays.len() > 2 {
+                let side = if args.args.len() > 2 {
                     Some(text(2)?)
                 } else {
                     None
                 };
-                let pattern = arrays.get(1).cloned();
+                let pattern = args.args.get(1).cloned();
                 let patterns = &self.patterns;
                 with_engine(&self.pool, |engine, rt| {
                     rt.block_on(async {
@@ -341,73 +349,109 @@ impl ScalarUDFImpl for ChessFunction {
 }
 
 impl ChessFunction {
-    /// Checks the pattern (argument 2) and side (argument 3) of `matches_subfen` and
-    /// `material_matches` when planned: a string or a list of strings; a literal pattern must
-    /// parse and a literal side be `w` or `b`. Errors name the function, the argument and
-    /// what is wrong.
+    /// The argument types of `matches_subfen` (`fen, pattern [, side]`) and
+    /// `material_matches` (`fen, pattern`), to which DataFusion casts the arguments: Utf8 for
+    /// a string (any string type, a dictionary of strings, NULL), `List(Utf8)` for a list of
+    /// strings (List, LargeList, FixedSizeList). Errors: a plan error naming the function and
+    /// the argument (count or type).
+    fn pattern_argument_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        let name = self.kind.name();
+        let (usage, max) = match self.kind {
+            Kind::MatchesSubfen => ("matches_subfen(fen, pattern [, side])", 3),
+            _ => ("material_matches(fen, pattern)", 2),
+        };
+        if types.len() < 2 || types.len() > max {
+            return plan_err!(
+                "{usage} takes {}, not {}",
+                if max == 3 {
+                    "2 or 3 arguments"
+                } else {
+                    "2 arguments"
+                },
+                types.len()
+            );
+        }
+        let utf8_list = DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
+        types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let what = ["fen", "pattern", "side"][i];
+                match t {
+                    t if is_text(t) => Ok(DataType::Utf8),
+                    DataType::List(item)
+                    | DataType::LargeList(item)
+                    | DataType::FixedSizeList(item, _)
+                        if i == 1 && is_text(item.data_type()) =>
+                    {
+                        Ok(utf8_list.clone())
+                    }
+                    t => plan_err!(
+                        "{name}: argument {} ({what}) must be a string{}, not {t}",
+                        i + 1,
+                        if i == 1 { " or a list of strings" } else { "" }
+                    ),
+                }
+            })
+            .collect()
+    }
+
+    /// Checks the literal pattern (argument 2) and side (argument 3) of `matches_subfen` and
+    /// `material_matches` when planned: a pattern must parse (each item of a list) and a side
+    /// be `w` or `b`. Errors name the function, the argument, the list item and what is wrong.
     fn check_pattern_arguments(&self, args: &ReturnFieldArgs) -> Result<()> {
         let name = self.kind.name();
-        let fields = args.arg_fields;
-        if let Some(f) = fields.first()
-            && !is_text(f.data_type())
-        {
-            return plan_err!(
-                "{name}: argument 1 (fen) must be a string, not {}",
-                f.data_type()
+        if let Some(Some(pattern)) = args.scalar_arguments.get(1) {
+            let is_list = !matches!(
+                pattern,
+                ScalarValue::Utf8(_) | ScalarValue::Utf8View(_) | ScalarValue::LargeUtf8(_)
             );
-        }
-        if let Some(f) = fields.get(1) {
-            let ok = match f.data_type() {
-                DataType::List(item) | DataType::LargeList(item) => is_text(item.data_type()),
-                t => is_text(t),
-            };
-            if !ok {
-                return plan_err!(
-                    "{name}: argument 2 (pattern) must be a string or a list of strings, not {}",
-                    f.data_type()
-                );
-            }
-        }
-        if let Some(f) = fields.get(2)
-            && !is_text(f.data_type())
-        {
-            return plan_err!(
-                "{name}: argument 3 (side) must be a string, not {}",
-                f.data_type()
-            );
-        }
-        for text in args
-            .scalar_arguments
-            .get(1)
-            .copied()
-            .flatten()
-            .map(literal_texts)
-            .unwrap_or_default()
-        {
-            let parsed = match self.kind {
-                Kind::MatchesSubfen => self.patterns.subfen(&text).map(|_| ()),
-                _ => self.patterns.material(&text).map(|_| ()),
-            };
-            if let Err(e) = parsed {
-                return plan_err!("{name}: argument 2, the pattern {text:?}: {e}");
+            for (i, text) in literal_texts(pattern).iter().enumerate() {
+                let parsed = match self.kind {
+                    Kind::MatchesSubfen => self.patterns.subfen(text).map(|_| ()),
+                    _ => self.patterns.material(text).map(|_| ()),
+                };
+                if let Err(e) = parsed {
+                    let item = if is_list {
+                        format!(", item {} of the list", i + 1)
+                    } else {
+                        String::new()
+                    };
+                    return plan_err!("{name}: argument 2{item}, the pattern {}: {e}", shown(text));
+                }
             }
         }
         if let Some(Some(side)) = args.scalar_arguments.get(2)
             && let Some(text) = literal_texts(side).pop()
             && search::side_argument(&text).is_none()
         {
-            return plan_err!("{name}: argument 3, the side to move {text:?}: not 'w' or 'b'");
+            return plan_err!(
+                "{name}: argument 3, the side to move {}: not 'w' or 'b'",
+                shown(&text)
+            );
         }
         Ok(())
     }
 }
 
+/// A text as an error message quotes it: at most 120 characters, then `…` and its length.
+fn shown(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= 120 {
+        format!("{text:?}")
+    } else {
+        let head: String = text.chars().take(120).collect();
+        format!("{head:?}… ({n} characters)")
+    }
+}
+
 /// Whether a type is a string type.
 fn is_text(t: &DataType) -> bool {
-    matches!(
-        t,
-        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 | DataType::Null
-    )
+    match t {
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 | DataType::Null => true,
+        DataType::Dictionary(_, value) => is_text(value),
+        _ => false,
+    }
 }
 
 /// The non-NULL strings of a literal: a string, or the items of a list of strings.

@@ -7,10 +7,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, BooleanArray, ListArray, RecordBatch, StringArray, UInt64Array,
+    Array, ArrayRef, AsArray, BooleanArray, ListArray, RecordBatch, StringArray, UInt64Array,
 };
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::logical_expr::ColumnarValue;
 
 use super::distinct;
 use crate::chess::color::Color;
@@ -64,12 +65,12 @@ impl Patterns {
     }
 }
 
-/// The side-to-move argument of `matches_subfen`: `'w'`, `'b'` (any case, surrounding spaces
-/// ignored); `None` for anything else.
+/// The side-to-move argument of `matches_subfen`: `'w'` or `'b'`, as FEN writes the side to
+/// move; `None` for anything else.
 pub(super) fn side_argument(text: &str) -> Option<Color> {
-    match text.trim() {
-        "w" | "W" => Some(Color::White),
-        "b" | "B" => Some(Color::Black),
+    match text {
+        "w" => Some(Color::White),
+        "b" => Some(Color::Black),
         _ => None,
     }
 }
@@ -77,6 +78,9 @@ pub(super) fn side_argument(text: &str) -> Option<Color> {
 /// The pattern argument of `matches_subfen` / `material_matches`, cast once per batch: one
 /// string per row, or a list of strings per row (any matches).
 enum PatternColumn {
+    /// A literal: the same pattern texts for every row (`None`: NULL), never expanded to
+    /// one copy per row.
+    Same(Option<Vec<Option<String>>>),
     One(StringArray),
     Lists(ListArray),
 }
@@ -84,35 +88,59 @@ enum PatternColumn {
 impl PatternColumn {
     /// The argument as strings or lists of strings; `None` for another type (refused when
     /// the query is planned).
-    fn new(patterns: &ArrayRef) -> Option<PatternColumn> {
-        match patterns.data_type() {
-            DataType::List(_) | DataType::LargeList(_) => {
-                let item = Arc::new(Field::new("item", DataType::Utf8, true));
-                let lists = cast(patterns, &DataType::List(item)).ok()?;
-                Some(PatternColumn::Lists(
-                    lists.as_any().downcast_ref::<ListArray>()?.clone(),
-                ))
+    fn new(patterns: &ColumnarValue) -> Option<PatternColumn> {
+        let item = Arc::new(Field::new("item", DataType::Utf8, true));
+        match patterns {
+            ColumnarValue::Scalar(v) => {
+                let array = v.to_array().ok()?;
+                let column = match v.data_type() {
+                    DataType::List(_) | DataType::LargeList(_) => PatternColumn::Lists(
+                        cast(&array, &DataType::List(item))
+                            .ok()?
+                            .as_list::<i32>()
+                            .clone(),
+                    ),
+                    _ => PatternColumn::One(
+                        cast(&array, &DataType::Utf8)
+                            .ok()?
+                            .as_string::<i32>()
+                            .clone(),
+                    ),
+                };
+                Some(PatternColumn::Same(column.texts(0)))
             }
-            _ => {
-                let texts = cast(patterns, &DataType::Utf8).ok()?;
-                Some(PatternColumn::One(
-                    texts.as_any().downcast_ref::<StringArray>()?.clone(),
-                ))
-            }
+            ColumnarValue::Array(a) => match a.data_type() {
+                DataType::List(_) | DataType::LargeList(_) => Some(PatternColumn::Lists(
+                    cast(a, &DataType::List(item))
+                        .ok()?
+                        .as_list::<i32>()
+                        .clone(),
+                )),
+                _ => Some(PatternColumn::One(
+                    cast(a, &DataType::Utf8).ok()?.as_string::<i32>().clone(),
+                )),
+            },
         }
     }
 
-    /// Row `i`'s pattern texts; `None` when the row or an item of its list is NULL.
-    fn texts(&self, i: usize) -> Option<Vec<String>> {
+    /// Row `i`'s pattern texts (a NULL item of a list as `None`); `None` when the row is
+    /// NULL.
+    fn texts(&self, i: usize) -> Option<Vec<Option<String>>> {
         match self {
-            PatternColumn::One(t) => t.is_valid(i).then(|| vec![t.value(i).to_string()]),
+            PatternColumn::Same(texts) => texts.clone(),
+            PatternColumn::One(t) => t.is_valid(i).then(|| vec![Some(t.value(i).to_string())]),
             PatternColumn::Lists(l) => {
                 if l.is_null(i) {
                     return None;
                 }
                 let items = l.value(i);
-                let items = items.as_any().downcast_ref::<StringArray>()?;
-                items.iter().map(|t| t.map(str::to_string)).collect()
+                Some(
+                    items
+                        .as_string::<i32>()
+                        .iter()
+                        .map(|t| t.map(str::to_string))
+                        .collect(),
+                )
             }
         }
     }
@@ -154,76 +182,127 @@ async fn load_states(engine: &Engine, setups: &[(u64, &Setup)]) -> Result<()> {
         .await
 }
 
-/// The rows to test, with the FEN rules kept, every pattern of the row parsed by `parse`
-/// and `extra(row)` given: per row its setup, its patterns and the extra argument.
+/// A row to test: its position id (the row), its position, the patterns of the row that
+/// parse, whether some item of its list was NULL or did not parse, and its extra argument.
+struct Tested<'a, T, E> {
+    row: usize,
+    setup: &'a Setup,
+    /// Shared by every row when the pattern is a literal.
+    patterns: Arc<Vec<T>>,
+    unknown: bool,
+    extra: E,
+}
+
+/// The rows to test: those whose FEN keeps the FEN rules, whose pattern argument is not
+/// NULL and whose `extra(row)` is given, with the items of their pattern that `parse` reads.
 fn rows_to_test<'a, T, E>(
     setups: &'a [Option<Setup>],
-    patterns: &ArrayRef,
+    patterns: &ColumnarValue,
     parse: impl Fn(&str) -> std::result::Result<T, String>,
     extra: impl Fn(usize) -> Option<E>,
-) -> Vec<(usize, &'a Setup, Vec<T>, E)> {
+) -> Vec<Tested<'a, T, E>> {
     let Some(patterns) = PatternColumn::new(patterns) else {
         return vec![];
+    };
+    // the items of a list parsed, with whether one was NULL or bad
+    let read = |items: Vec<Option<String>>| -> (Arc<Vec<T>>, bool) {
+        let parsed: Vec<Option<T>> = items
+            .iter()
+            .map(|t| t.as_deref().and_then(|t| parse(t).ok()))
+            .collect();
+        let unknown = parsed.iter().any(Option::is_none);
+        (Arc::new(parsed.into_iter().flatten().collect()), unknown)
+    };
+    let same = match &patterns {
+        PatternColumn::Same(None) => return vec![],
+        PatternColumn::Same(Some(items)) => Some(read(items.clone())),
+        _ => None,
     };
     setups
         .iter()
         .enumerate()
-        .filter_map(|(i, setup)| {
+        .filter_map(|(row, setup)| {
             let setup = setup.as_ref()?;
-            let e = extra(i)?;
-            let texts = patterns.texts(i)?;
-            let parsed = texts
-                .iter()
-                .map(|t| parse(t))
-                .collect::<std::result::Result<Vec<T>, _>>();
-            Some((i, setup, parsed.ok()?, e))
+            let extra = extra(row)?;
+            let (patterns, unknown) = match &same {
+                Some((p, unknown)) => (p.clone(), *unknown),
+                None => read(patterns.texts(row)?),
+            };
+            Some(Tested {
+                row,
+                setup,
+                patterns,
+                unknown,
+                extra,
+            })
         })
         .collect()
 }
 
-/// Runs `stage` after loading the tested rows' positions into `replay_states` (position
-/// id = row) and `patterns` into `table`: per row NULL when not tested, else whether the
-/// stage matched it.
-async fn run_search(
+/// Patterns per run of a search's stages: the rows are tested in chunks so that the pattern
+/// table (rows × patterns) stays bounded whatever the list's length: a board pattern is one
+/// row of `subfen_patterns` (about 100 bytes), a material description up to 26 rows of
+/// `material_patterns` (its terms both ways round), so a run's table stays under about 8 MB.
+const SUBFEN_PATTERNS_PER_RUN: usize = 65_536;
+/// See [`SUBFEN_PATTERNS_PER_RUN`].
+const MATERIAL_PATTERNS_PER_RUN: usize = 4_096;
+
+/// Runs `stages` over the tested rows in chunks of at most `per_run` patterns: their
+/// positions in `replay_states` (position id = row), their patterns in `table` (`batch`
+/// builds it from a chunk). Per row: true when a pattern matched (stage `matched_id`); else
+/// NULL when an item of its list was NULL or bad, or the row was not tested; else false
+/// (SQL's OR over the items).
+async fn run_search<T, E>(
     engine: &Engine,
     rows: usize,
-    tested: &[(u64, &Setup)],
+    tested: &[Tested<'_, T, E>],
     table: InputTable,
-    patterns: RecordBatch,
+    batch: impl Fn(&[Tested<'_, T, E>]) -> Result<RecordBatch>,
     stages: &[Stage],
+    per_run: usize,
 ) -> Result<ArrayRef> {
-    let mut is_tested = vec![false; rows];
-    for (id, _) in tested {
-        is_tested[*id as usize] = true;
-    }
-    let mut hits = HashSet::new();
-    if !tested.is_empty() {
-        load_states(engine, tested).await?;
-        let p = engine.pipeline();
-        p.set_table(table, vec![patterns]).await?;
+    let mut verdict: Vec<Option<bool>> = vec![None; rows];
+    let p = engine.pipeline();
+    let mut start = 0;
+    while start < tested.len() {
+        let mut end = start;
+        let mut n = 0;
+        while end < tested.len() && (end == start || n + tested[end].patterns.len() <= per_run) {
+            n += tested[end].patterns.len();
+            end += 1;
+        }
+        let chunk = &tested[start..end];
+        let states: Vec<(u64, &Setup)> = chunk.iter().map(|t| (t.row as u64, t.setup)).collect();
+        load_states(engine, &states).await?;
+        p.set_table(table, vec![batch(chunk)?]).await?;
         let mut last = vec![];
         for s in stages {
             last = p.run(*s).await?;
         }
-        hits = matched(&last)?;
+        let hits = matched(&last)?;
+        for t in chunk {
+            verdict[t.row] = if hits.contains(&(t.row as u64)) {
+                Some(true)
+            } else if t.unknown {
+                None
+            } else {
+                Some(false)
+            };
+        }
+        start = end;
     }
-    Ok(Arc::new(
-        is_tested
-            .iter()
-            .enumerate()
-            .map(|(i, t)| t.then(|| hits.contains(&(i as u64))))
-            .collect::<BooleanArray>(),
-    ))
+    Ok(Arc::new(verdict.into_iter().collect::<BooleanArray>()))
 }
 
 /// `matches_subfen(fen, pattern [, side])`: per row, whether the position matches any of its
-/// patterns (stage `subfen_matches`); NULL for a NULL or bad FEN, a NULL or bad pattern (a
-/// literal bad pattern is refused when the query is planned), a side other than `w`/`b`.
+/// patterns (stage `subfen_matches`); NULL for a NULL or bad FEN, a NULL pattern, a side
+/// other than `w`/`b`, and, when no item matched, a NULL or bad item of the row's list (a
+/// literal bad pattern is refused when the query is planned).
 pub(super) async fn matches_subfen(
     engine: &Engine,
     cache: &Patterns,
     fens: &StringArray,
-    patterns: &ArrayRef,
+    patterns: &ColumnarValue,
     sides: Option<&StringArray>,
 ) -> Result<ArrayRef> {
     let setups = row_setups(fens);
@@ -234,13 +313,14 @@ pub(super) async fn matches_subfen(
             Some(s) => side_argument(s.value(i)).map(Some),
         }
     };
-    let rows = rows_to_test(&setups, patterns, |t| cache.subfen(t), side_of);
-    let table: Vec<(u64, Option<Color>, &SubfenPattern)> = rows
-        .iter()
-        .flat_map(|(i, _, ps, side)| ps.iter().map(move |p| (*i as u64, *side, p)))
-        .collect();
-    let tested: Vec<(u64, &Setup)> = rows.iter().map(|(i, s, _, _)| (*i as u64, *s)).collect();
-    let batch = tables::subfen_patterns_to_batch(&table)?;
+    let tested = rows_to_test(&setups, patterns, |t| cache.subfen(t), side_of);
+    let batch = |chunk: &[Tested<'_, SubfenPattern, Option<Color>>]| {
+        let rows: Vec<(u64, Option<Color>, &SubfenPattern)> = chunk
+            .iter()
+            .flat_map(|t| t.patterns.iter().map(move |p| (t.row as u64, t.extra, p)))
+            .collect();
+        tables::subfen_patterns_to_batch(&rows)
+    };
     run_search(
         engine,
         setups.len(),
@@ -248,28 +328,29 @@ pub(super) async fn matches_subfen(
         InputTable::SubfenPatterns,
         batch,
         &[Stage::SubfenMatches],
+        SUBFEN_PATTERNS_PER_RUN,
     )
     .await
 }
 
-/// `material_matches(fen, pattern)`: per row, whether the position's material matches its
-/// pgn-extract material description (stage `material_matches`, after `material_counts`);
-/// NULL for a NULL or bad FEN, a NULL or bad pattern (a literal bad pattern is refused when
-/// the query is planned).
+/// `material_matches(fen, pattern)`: per row, whether the position's material matches any
+/// of its pgn-extract material descriptions (stage `material_matches`, after
+/// `material_counts`); NULL as for [`matches_subfen`].
 pub(super) async fn material_matches(
     engine: &Engine,
     cache: &Patterns,
     fens: &StringArray,
-    patterns: &ArrayRef,
+    patterns: &ColumnarValue,
 ) -> Result<ArrayRef> {
     let setups = row_setups(fens);
-    let rows = rows_to_test(&setups, patterns, |t| cache.material(t), |_| Some(()));
-    let table: Vec<(u64, &MaterialPattern)> = rows
-        .iter()
-        .flat_map(|(i, _, ps, _)| ps.iter().map(move |p| (*i as u64, p)))
-        .collect();
-    let tested: Vec<(u64, &Setup)> = rows.iter().map(|(i, s, _, _)| (*i as u64, *s)).collect();
-    let batch = tables::material_patterns_to_batch(&table)?;
+    let tested = rows_to_test(&setups, patterns, |t| cache.material(t), |_| Some(()));
+    let batch = |chunk: &[Tested<'_, MaterialPattern, ()>]| {
+        let rows: Vec<(u64, &MaterialPattern)> = chunk
+            .iter()
+            .flat_map(|t| t.patterns.iter().map(move |p| (t.row as u64, p)))
+            .collect();
+        tables::material_patterns_to_batch(&rows)
+    };
     run_search(
         engine,
         setups.len(),
@@ -277,6 +358,7 @@ pub(super) async fn material_matches(
         InputTable::MaterialPatterns,
         batch,
         &[Stage::MaterialCounts, Stage::MaterialMatches],
+        MATERIAL_PATTERNS_PER_RUN,
     )
     .await
 }

@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, Int64Array, StringArray, StructArray, UInt8Array};
+use datafusion::arrow::array::{
+    Array, ArrayRef, Int32Array, StringArray, StructArray, UInt8Array, UInt64Array,
+};
 use datafusion::arrow::compute::{cast, concat_batches};
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
 
@@ -168,10 +170,11 @@ impl Relation {
                 .ok_or_else(|| Error::Schema(format!("{}: no column {name}", self.stage)))?;
             Ok(cast(c, t)?)
         };
-        let ints = |name: &str| -> Result<Int64Array> {
-            column(name, &DataType::Int64)?
+        // squares and counts as Int32 (the stages' squares are: no copy)
+        let ints = |name: &str| -> Result<Int32Array> {
+            column(name, &DataType::Int32)?
                 .as_any()
-                .downcast_ref::<Int64Array>()
+                .downcast_ref::<Int32Array>()
                 .cloned()
                 .ok_or_else(|| Error::Schema(format!("{}: {name}", self.stage)))
         };
@@ -184,8 +187,12 @@ impl Relation {
         };
         // the list order: the rows bucketed by position (a counting sort), each position's
         // rows sorted by the `order` squares
-        let ids = ints("position_id")?;
-        let squares: Vec<Int64Array> = self.order.iter().map(|c| ints(c)).collect::<Result<_>>()?;
+        let ids = column("position_id", &DataType::UInt64)?;
+        let ids = ids
+            .as_any()
+            .downcast_ref::<UInt64Array>()
+            .ok_or_else(|| Error::Schema(format!("{}: position_id", self.stage)))?;
+        let squares: Vec<Int32Array> = self.order.iter().map(|c| ints(c)).collect::<Result<_>>()?;
         let position = |r: usize| {
             usize::try_from(ids.value(r))
                 .ok()
@@ -273,8 +280,20 @@ static SQUARE_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLoc
 /// The FEN letter of a piece of the stages (`'w'`/`'b'`, `K Q R B N P`): upper case for
 /// White.
 fn fen_letter(color: &str, piece: &str) -> Option<&'static str> {
-    const WHITE: [&str; 6] = ["K", "Q", "R", "B", "N", "P"];
-    const BLACK: [&str; 6] = ["k", "q", "r", "b", "n", "p"];
-    let i = WHITE.iter().position(|l| *l == piece)?;
-    Some(if color == "b" { BLACK[i] } else { WHITE[i] })
+    let black = color == "b";
+    Some(match (piece.as_bytes(), black) {
+        (b"K", false) => "K",
+        (b"Q", false) => "Q",
+        (b"R", false) => "R",
+        (b"B", false) => "B",
+        (b"N", false) => "N",
+        (b"P", false) => "P",
+        (b"K", true) => "k",
+        (b"Q", true) => "q",
+        (b"R", true) => "r",
+        (b"B", true) => "b",
+        (b"N", true) => "n",
+        (b"P", true) => "p",
+        _ => return None,
+    })
 }

@@ -166,13 +166,11 @@ fn attacks_pins_checkers_hanging_equal_python_chess() {
     assert_eq!(nonzero[3], 21_573);
 }
 
-/// Pieces per colour (0 White, 1 Black) and kind (P N B R Q K) of a FEN's board field.
+/// Pieces per colour (0 White, 1 Black) and kind (P N B R Q K) of a FEN's board.
 fn counts(fen: &str) -> [[i64; 6]; 2] {
     let mut c = [[0i64; 6]; 2];
-    for ch in fen.split(' ').next().unwrap_or("").chars() {
-        if let Some(k) = "PNBRQK".find(ch.to_ascii_uppercase())
-            && ch.is_ascii_alphabetic()
-        {
+    for ch in board_of(fen).iter().flatten() {
+        if let Some(k) = "PNBRQK".find(ch.to_ascii_uppercase()) {
             c[usize::from(ch.is_ascii_lowercase())][k] += 1;
         }
     }
@@ -190,19 +188,14 @@ fn imbalance_of(c: &[[i64; 6]; 2]) -> String {
     format!("{}v{}", side(0, 1), side(1, 0))
 }
 
-/// The board's square of a FEN (a1 = 0) holding each piece letter.
+/// The FEN piece letter on each square (a1 = 0) of a FEN's board, as shakmaty reads it.
 fn board_of(fen: &str) -> [Option<char>; 64] {
+    let setup = shakmaty::fen::Fen::from_ascii(fen.as_bytes())
+        .unwrap_or_else(|e| panic!("{fen}: {e}"))
+        .into_setup();
     let mut board = [None; 64];
-    for (i, rank) in fen.split(' ').next().unwrap_or("").split('/').enumerate() {
-        let mut file = 0;
-        for ch in rank.chars() {
-            if let Some(d) = ch.to_digit(10) {
-                file += d as usize;
-            } else {
-                board[(7 - i) * 8 + file] = Some(ch);
-                file += 1;
-            }
-        }
+    for (square, piece) in setup.board {
+        board[u32::from(square) as usize] = Some(piece.char());
     }
     board
 }

@@ -1971,26 +1971,17 @@ fn position_facts(stage: &str, patterns: &[String], fen: &str, rows: &[Row], ctx
             }
         }
         "subfen_matches" => {
-            let squares: Vec<Option<char>> = (0..64u32)
-                .map(|s| b.piece_at(Square::new(s)).map(|p| p.char()))
-                .collect();
+            // each piece of the pattern's board (shakmaty's reading) on its square
             let matching = patterns
                 .iter()
                 .filter(|text| {
                     let (board, to_move) = text.split_once(' ').unwrap_or((text, ""));
-                    let mut ok = to_move.is_empty() || to_move == side(setup.turn);
-                    for (i, rank) in board.split('/').enumerate() {
-                        let mut file = 0;
-                        for ch in rank.chars() {
-                            if let Some(d) = ch.to_digit(10) {
-                                file += d as usize;
-                            } else {
-                                ok &= squares[(7 - i) * 8 + file] == Some(ch);
-                                file += 1;
-                            }
-                        }
-                    }
-                    ok
+                    let pattern = shakmaty::Board::from_ascii_board_fen(board.as_bytes())
+                        .unwrap_or_else(|e| panic!("pattern {text}: {e}"));
+                    (to_move.is_empty() || to_move == side(setup.turn))
+                        && pattern
+                            .iter()
+                            .all(|(sq, piece)| b.piece_at(sq) == Some(piece))
                 })
                 .count();
             (vec![rows.len().to_string()], vec![matching.to_string()])

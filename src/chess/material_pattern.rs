@@ -121,30 +121,29 @@ impl CountRange {
 
 /// How a side's count of a kind must compare with the opponent's count of the same kind (for
 /// the minor piece `L`: bishops plus knights), the pgn-extract notations "relative to the
-/// opponent's". `by` is the [`PieceConstraint::by`] of the term. Plain data: [`Relation::code`]
-/// gives a stable `u8` for a table column, [`Relation::from_code`] reads it back.
+/// opponent's". `by` is the [`PieceConstraint::by`] of the term. Plain data:
+/// [`Relation::name`] is its value in a table column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
 pub enum Relation {
     /// No comparison with the opponent (the absolute terms `X`, `Xd`, `X*`, `X+`, `Xd+`, `X-`,
-    /// `Xd-`, `X?`, and kinds not listed). Code 0.
-    Unconstrained = 0,
-    /// `X=`: the same count as the opponent. Code 1.
-    Same = 1,
-    /// `X#`: a count different from the opponent's. Code 2.
-    Different = 2,
-    /// `X>`, `Xd>`: at least `by` more than the opponent (`count >= opponent + by`). Code 3.
-    AtLeastMore = 3,
-    /// `X<`, `Xd<`: at least `by` fewer than the opponent (`count + by <= opponent`). Code 4.
-    AtLeastFewer = 4,
-    /// `X>=`, `Xd>=`: exactly `by` more than the opponent (`count == opponent + by`). Code 5.
-    ExactlyMore = 5,
-    /// `X<=`, `Xd<=`: exactly `by` fewer than the opponent (`count + by == opponent`). Code 6.
-    ExactlyFewer = 6,
+    /// `Xd-`, `X?`, and kinds not listed).
+    Unconstrained,
+    /// `X=`: the same count as the opponent.
+    Same,
+    /// `X#`: a count different from the opponent's.
+    Different,
+    /// `X>`, `Xd>`: at least `by` more than the opponent (`count >= opponent + by`).
+    AtLeastMore,
+    /// `X<`, `Xd<`: at least `by` fewer than the opponent (`count + by <= opponent`).
+    AtLeastFewer,
+    /// `X>=`, `Xd>=`: exactly `by` more than the opponent (`count == opponent + by`).
+    ExactlyMore,
+    /// `X<=`, `Xd<=`: exactly `by` fewer than the opponent (`count + by == opponent`).
+    ExactlyFewer,
 }
 
 impl Relation {
-    /// Every relation, in code order.
+    /// Every relation.
     pub const ALL: [Relation; 7] = [
         Relation::Unconstrained,
         Relation::Same,
@@ -155,22 +154,17 @@ impl Relation {
         Relation::ExactlyFewer,
     ];
 
-    /// The relation's code, 0 to 6 (the discriminants above), for a table column.
-    pub const fn code(self) -> u8 {
-        self as u8
-    }
-
-    /// The relation with this [`Relation::code`]; `None` for a code above 6.
-    pub const fn from_code(code: u8) -> Option<Relation> {
-        match code {
-            0 => Some(Relation::Unconstrained),
-            1 => Some(Relation::Same),
-            2 => Some(Relation::Different),
-            3 => Some(Relation::AtLeastMore),
-            4 => Some(Relation::AtLeastFewer),
-            5 => Some(Relation::ExactlyMore),
-            6 => Some(Relation::ExactlyFewer),
-            _ => None,
+    /// Its name in a table column (`material_patterns.relation`): `none`, `same`,
+    /// `different`, `at_least_more`, `at_least_fewer`, `exactly_more`, `exactly_fewer`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Relation::Unconstrained => "none",
+            Relation::Same => "same",
+            Relation::Different => "different",
+            Relation::AtLeastMore => "at_least_more",
+            Relation::AtLeastFewer => "at_least_fewer",
+            Relation::ExactlyMore => "exactly_more",
+            Relation::ExactlyFewer => "exactly_fewer",
         }
     }
 
@@ -1055,10 +1049,9 @@ mod tests {
                 && !AtLeastMore.holds(u8::MAX, u8::MAX, u8::MAX)
         );
         assert!(Unconstrained.holds(0, u8::MAX, u8::MAX));
-        for r in Relation::ALL {
-            assert_eq!(Relation::from_code(r.code()), Some(r));
-        }
-        assert_eq!(Relation::from_code(7), None);
+        let names: std::collections::HashSet<&str> =
+            Relation::ALL.iter().map(|r| r.name()).collect();
+        assert_eq!(names.len(), Relation::ALL.len());
         assert!(CountRange::ANY.contains(0) && CountRange::ANY.contains(u8::MAX));
         assert!(!CountRange::at_most(1).contains(2));
     }

@@ -308,20 +308,6 @@ pub fn material_patterns_schema() -> SchemaRef {
     ])
 }
 
-/// The `relation` value of a term.
-fn relation_name(r: crate::chess::material_pattern::Relation) -> &'static str {
-    use crate::chess::material_pattern::Relation::*;
-    match r {
-        Unconstrained => "none",
-        Same => "same",
-        Different => "different",
-        AtLeastMore => "at_least_more",
-        AtLeastFewer => "at_least_fewer",
-        ExactlyMore => "exactly_more",
-        ExactlyFewer => "exactly_fewer",
-    }
-}
-
 /// Builds the `material_patterns` batch of (position_id, description) pairs: each
 /// description both ways round (pgn-extract's `-z`), per side a `K` row that admits any
 /// count, and a row for every other constraint that does not admit every count.
@@ -332,8 +318,8 @@ pub fn material_patterns_to_batch(
     let mut rows: Vec<(u64, u64, i32, Color, char, PieceConstraint)> = vec![];
     for (no, (id, pattern)) in patterns.iter().enumerate() {
         let no = no as u64;
-        for (orientation, first) in [(0, Color::White), (1, Color::Black)] {
-            for (side, color) in pattern.sides.iter().zip([first, first.other()]) {
+        for (orientation, way) in [(0, **pattern), (1, pattern.swapped())] {
+            for (side, color) in way.sides.iter().zip([Color::White, Color::Black]) {
                 rows.push((*id, no, orientation, color, 'K', PieceConstraint::ANY));
                 let kinds = side.kinds.iter().zip(KIND_LETTERS).take(5);
                 for (c, kind) in kinds.chain(side.minor.as_ref().map(|m| (m, 'L'))) {
@@ -370,7 +356,7 @@ pub fn material_patterns_to_batch(
         ),
         Arc::new(
             rows.iter()
-                .map(|r| Some(relation_name(r.5.relation)))
+                .map(|r| Some(r.5.relation.name()))
                 .collect::<StringArray>(),
         ),
         Arc::new(

@@ -23,9 +23,10 @@
 //! describes a position no game reaches (the attack rules of stage `setup_checks`,
 //! [`crate::Engine::check_setups`]). `position_key`, `material` and the position queries
 //! (`attacks` … `material_matches`) read the board only and check only the FEN rules; a
-//! bad pattern or side given as a literal is a planning error naming the argument. A bad FEN in a column gives NULL for its row and never
-//! fails the query; a bad FEN given as a literal (`position_status('…')`) is a planning
-//! error naming the argument and the FEN field.
+//! bad pattern or side given as a literal is a planning error naming the argument. A bad
+//! FEN in a column gives NULL for its row and never fails the query; a bad FEN given as a
+//! literal (`position_status('…')`) is a planning error naming the argument and the FEN
+//! field.
 //!
 //! Columnar: each call gets a whole batch; its distinct FENs (or FEN and move pairs) go
 //! through the pipeline's stages together, once per batch, on an engine of the pool (see
@@ -121,8 +122,8 @@ impl Kind {
     }
 
     /// The argument types it takes: strings (Utf8, Utf8View, LargeUtf8), except the pattern
-    /// of `matches_subfen` and `material_matches`, which may be a list of strings (checked
-    /// when planned, [`check_pattern_type`]).
+    /// of `matches_subfen` and `material_matches`, which may be a list of strings
+    /// ([`ChessFunction::pattern_argument_types`]).
     fn signature(self) -> Signature {
         match self {
             Kind::FenAfter | Kind::IsLegal => Signature::string(2, Volatility::Immutable),
@@ -507,6 +508,13 @@ fn list_column<I: IntoIterator<Item = u32>>(
         items,
         Some(NullBuffer::from(valid)),
     )?))
+}
+
+/// Each row's position, when its FEN keeps the FEN rules ([`Setup::from_fen`]).
+fn parsed(fens: &StringArray) -> Vec<Option<Setup>> {
+    fens.iter()
+        .map(|f| f.and_then(|f| Setup::from_fen_auto(f).ok()))
+        .collect()
 }
 
 /// The distinct non-NULL values of a string column: per row the index of its value in the

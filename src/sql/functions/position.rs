@@ -10,7 +10,7 @@ use datafusion::arrow::buffer::NullBuffer;
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::Result;
 
-use super::{check_fens, distinct, loaded_statuses};
+use super::{check_fens, distinct, loaded_statuses, parsed};
 use crate::chess::color::Color;
 use crate::chess::outcome::FinalStatus;
 use crate::chess::polyglot::polyglot_key;
@@ -76,13 +76,6 @@ fn material_fields() -> Fields {
 /// `signature` (Utf8).
 pub(super) fn material_type() -> DataType {
     DataType::Struct(material_fields())
-}
-
-/// Each row's position, when its FEN keeps the FEN rules ([`Setup::from_fen`]).
-fn parsed(fens: &StringArray) -> Vec<Option<Setup>> {
-    fens.iter()
-        .map(|f| f.and_then(|f| Setup::from_fen_auto(f).ok()))
-        .collect()
 }
 
 /// `position_key(fen)`: the Polyglot key.

@@ -5,17 +5,17 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{
-    Array, ArrayRef, Int32Array, StringArray, StructArray, UInt8Array, UInt64Array,
-};
-use datafusion::arrow::compute::{cast, concat_batches};
-use datafusion::arrow::datatypes::{DataType, Field, Fields};
+use datafusion::arrow::array::{Array, ArrayRef, Int32Array, StringArray, StructArray, UInt8Array};
+use datafusion::arrow::compute::concat_batches;
+use datafusion::arrow::datatypes::{DataType, Field, Fields, Int32Type, UInt64Type};
 
 use super::{distinct, list_column};
+use crate::chess::role::Role;
 use crate::chess::setup::Setup;
 use crate::chess::square::square_name;
 use crate::engine::Engine;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::session::read;
 use crate::stages::Stage;
 
 /// One field of a relation's struct and the stage columns it is made of.
@@ -111,15 +111,11 @@ impl Relation {
         )))
     }
 
-    /// The stages to run after loading: `placed`, `boards` and this one.
-    fn stages(&self) -> [Stage; 3] {
-        [Stage::Placed, Stage::Boards, self.stage]
-    }
-
     /// The relation of each row's FEN: a list per row, NULL for a NULL FEN or one breaking
     /// the FEN rules ([`Setup::from_fen_auto`]). Each distinct FEN is loaded once.
     ///
-    /// Errors: pipeline failures, a stage's columns not as documented ([`Error::Schema`]).
+    /// Errors: pipeline failures, a stage's columns not as documented
+    /// ([`crate::session::SessionError::Column`]).
     pub(super) async fn lists(&self, engine: &Engine, fens: &StringArray) -> Result<ArrayRef> {
         let (rows, unique) = distinct(fens);
         let mut rank: Vec<Option<usize>> = vec![None; unique.len()];
@@ -157,42 +153,24 @@ impl Relation {
         }
         engine.load(setups).await?;
         let p = engine.pipeline();
-        let stages = self.stages();
-        p.run_stages(&stages[..2]).await?;
+        // the board as `placed` pieces and `boards` square sets, then the relation's stage
+        p.run_stages(&[Stage::Placed, Stage::Boards]).await?;
         let batches = p.run(self.stage).await?;
         let Some(first) = batches.first() else {
             return empty(ranges);
         };
         let batch = concat_batches(&first.schema(), &batches)?;
-        let column = |name: &str, t: &DataType| -> Result<ArrayRef> {
-            let c = batch
-                .column_by_name(name)
-                .ok_or_else(|| Error::Schema(format!("{}: no column {name}", self.stage)))?;
-            Ok(cast(c, t)?)
-        };
         // squares and counts as Int32 (the stages' squares are: no copy)
-        let ints = |name: &str| -> Result<Int32Array> {
-            column(name, &DataType::Int32)?
-                .as_any()
-                .downcast_ref::<Int32Array>()
-                .cloned()
-                .ok_or_else(|| Error::Schema(format!("{}: {name}", self.stage)))
-        };
-        let texts = |name: &str| -> Result<StringArray> {
-            column(name, &DataType::Utf8)?
-                .as_any()
-                .downcast_ref::<StringArray>()
-                .cloned()
-                .ok_or_else(|| Error::Schema(format!("{}: {name}", self.stage)))
-        };
+        let ints = |name: &str| read::primitive::<Int32Type>(&batch, name);
+        let texts = |name: &str| read::strings(&batch, name);
         // the list order: the rows bucketed by position (a counting sort), each position's
         // rows sorted by the `order` squares
-        let ids = column("position_id", &DataType::UInt64)?;
-        let ids = ids
-            .as_any()
-            .downcast_ref::<UInt64Array>()
-            .ok_or_else(|| Error::Schema(format!("{}: position_id", self.stage)))?;
-        let squares: Vec<Int32Array> = self.order.iter().map(|c| ints(c)).collect::<Result<_>>()?;
+        let ids = read::primitive::<UInt64Type>(&batch, "position_id")?;
+        let squares: Vec<Int32Array> = self
+            .order
+            .iter()
+            .map(|c| ints(c))
+            .collect::<std::result::Result<_, _>>()?;
         let position = |r: usize| {
             usize::try_from(ids.value(r))
                 .ok()
@@ -277,23 +255,10 @@ static SQUARE_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLoc
         .collect()
 });
 
-/// The FEN letter of a piece of the stages (`'w'`/`'b'`, `K Q R B N P`): upper case for
-/// White.
+/// The FEN letter of a piece of the stages (`'w'`/`'b'`, `K Q R B N P`, read by
+/// [`Role::from_char`]): upper case for White, as [`crate::chess::role::Piece::fen_char`].
 fn fen_letter(color: &str, piece: &str) -> Option<&'static str> {
-    let black = color == "b";
-    Some(match (piece.as_bytes(), black) {
-        (b"K", false) => "K",
-        (b"Q", false) => "Q",
-        (b"R", false) => "R",
-        (b"B", false) => "B",
-        (b"N", false) => "N",
-        (b"P", false) => "P",
-        (b"K", true) => "k",
-        (b"Q", true) => "q",
-        (b"R", true) => "r",
-        (b"B", true) => "b",
-        (b"N", true) => "n",
-        (b"P", true) => "p",
-        _ => return None,
-    })
+    const LETTERS: [&str; 12] = ["P", "N", "B", "R", "Q", "K", "p", "n", "b", "r", "q", "k"];
+    let role = Role::from_char(char::from(*piece.as_bytes().first()?))?;
+    Some(LETTERS[usize::from(color == "b") * 6 + role as usize])
 }

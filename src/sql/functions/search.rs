@@ -7,19 +7,20 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, ListArray, RecordBatch, StringArray, UInt64Array,
+    Array, ArrayRef, AsArray, BooleanArray, ListArray, RecordBatch, StringArray,
 };
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::arrow::datatypes::{DataType, Field, UInt64Type};
 use datafusion::logical_expr::ColumnarValue;
 
-use super::distinct;
+use super::{distinct, parsed};
 use crate::chess::color::Color;
 use crate::chess::material_pattern::MaterialPattern;
 use crate::chess::setup::Setup;
 use crate::chess::subfen::SubfenPattern;
 use crate::engine::Engine;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::session::read;
 use crate::stages::{InputTable, Stage, tables};
 
 /// Parsed patterns by text, kept for the function's life (a session): each distinct pattern
@@ -68,9 +69,9 @@ impl Patterns {
 /// The side-to-move argument of `matches_subfen`: `'w'` or `'b'`, as FEN writes the side to
 /// move; `None` for anything else.
 pub(super) fn side_argument(text: &str) -> Option<Color> {
-    match text {
-        "w" => Some(Color::White),
-        "b" => Some(Color::Black),
+    let mut letters = text.chars();
+    match (letters.next(), letters.next()) {
+        (Some(letter), None) => Color::from_char(letter),
         _ => None,
     }
 }
@@ -146,27 +147,15 @@ impl PatternColumn {
     }
 }
 
-/// The rows' positions where the FEN keeps the FEN rules, keyed by row.
-fn row_setups(fens: &StringArray) -> Vec<Option<Setup>> {
-    fens.iter()
-        .map(|f| f.and_then(|f| Setup::from_fen_auto(f).ok()))
-        .collect()
-}
-
 /// The position ids a stage's `matched_id` column lists.
 fn matched(batches: &[RecordBatch]) -> Result<HashSet<u64>> {
     let mut out = HashSet::new();
     for b in batches {
-        let ids = cast(
-            b.column_by_name("matched_id")
-                .ok_or_else(|| Error::Schema("no column matched_id".into()))?,
-            &DataType::UInt64,
-        )?;
-        let ids = ids
-            .as_any()
-            .downcast_ref::<UInt64Array>()
-            .ok_or_else(|| Error::Schema("matched_id".into()))?;
-        out.extend(ids.iter().flatten());
+        out.extend(
+            read::primitive::<UInt64Type>(b, "matched_id")?
+                .iter()
+                .flatten(),
+        );
     }
     Ok(out)
 }
@@ -305,7 +294,7 @@ pub(super) async fn matches_subfen(
     patterns: &ColumnarValue,
     sides: Option<&StringArray>,
 ) -> Result<ArrayRef> {
-    let setups = row_setups(fens);
+    let setups = parsed(fens);
     let side_of = |i: usize| -> Option<Option<Color>> {
         match sides {
             None => Some(None),
@@ -342,7 +331,7 @@ pub(super) async fn material_matches(
     fens: &StringArray,
     patterns: &ColumnarValue,
 ) -> Result<ArrayRef> {
-    let setups = row_setups(fens);
+    let setups = parsed(fens);
     let tested = rows_to_test(&setups, patterns, |t| cache.material(t), |_| Some(()));
     let batch = |chunk: &[Tested<'_, MaterialPattern, ()>]| {
         let rows: Vec<(u64, &MaterialPattern)> = chunk
@@ -382,22 +371,8 @@ pub(super) async fn imbalances(engine: &Engine, fens: &StringArray) -> Result<Ar
         let p = engine.pipeline();
         p.run(Stage::MaterialCounts).await?;
         for b in p.run(Stage::Imbalances).await? {
-            let ids = cast(
-                b.column_by_name("position_id")
-                    .ok_or_else(|| Error::Schema("imbalances: no position_id".into()))?,
-                &DataType::UInt64,
-            )?;
-            let values = cast(
-                b.column_by_name("imbalance")
-                    .ok_or_else(|| Error::Schema("imbalances: no imbalance".into()))?,
-                &DataType::Utf8,
-            )?;
-            let (Some(ids), Some(values)) = (
-                ids.as_any().downcast_ref::<UInt64Array>(),
-                values.as_any().downcast_ref::<StringArray>(),
-            ) else {
-                return Err(Error::Schema("imbalances: column types".into()));
-            };
+            let ids = read::primitive::<UInt64Type>(&b, "position_id")?;
+            let values = read::strings(&b, "imbalance")?;
             for (id, v) in ids.iter().zip(values.iter()) {
                 if let (Some(id), Some(v)) = (id, v)
                     && let Some(slot) = text.get_mut(id as usize)

@@ -28,12 +28,11 @@
 
 mod common;
 use common::{
-    env_num, measure, median, printed_number, python_chess, script, shared_data, standard_pgn_glob,
-    strings,
+    ORACLE, env_num, measure, median, oracle_fens, printed_number, python_chess, script,
+    shared_data, standard_pgn_glob, strings,
 };
 
 use std::collections::HashMap;
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -51,12 +50,6 @@ const SUBFEN: &str = "8/8/8/8/8/8/5PPP/6K1";
 /// The `material_matches` pattern (pgn-extract `-z`): queens and rooks even, one side a minor
 /// piece up, any pawns. `benches/python/position_queries.py` hard-codes its logic.
 const MATERIAL: &str = "q*r*l*p* q=r=l1<=p*";
-
-/// The positions: gzip TSV, header first, column 0 `fen` (tests/data/README.md).
-const ORACLE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/position_queries_oracle.tsv.gz"
-);
 
 /// The functions, each with its query over `t(fen)` (one number: the answer the python-chess
 /// script prints for it).
@@ -80,20 +73,6 @@ fn functions() -> Vec<(&'static str, String)> {
             format!("SELECT count(*) FILTER (WHERE material_matches(fen, '{MATERIAL}')) FROM t"),
         ),
     ]
-}
-
-/// The first `n` FENs of the oracle file (gzip TSV, header first, column 0 `fen`).
-fn oracle_fens(n: usize) -> Vec<String> {
-    let file = std::fs::File::open(ORACLE).expect("oracle positions");
-    std::io::BufReader::new(flate2::read::GzDecoder::new(file))
-        .lines()
-        .skip(1)
-        .take(n)
-        .map(|l| {
-            let l = l.expect("oracle line");
-            l.split('\t').next().expect("fen").to_string()
-        })
-        .collect()
 }
 
 /// The number a one-row, one-column answer holds.

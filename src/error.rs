@@ -9,6 +9,9 @@ use crate::chess::san::SanError;
 /// reported per game (see [`crate::validate::GameReport`]).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A picture could not be drawn or rasterised (`board_svg`, `sqlchess board`, charts).
+    #[error("picture: {0}")]
+    Picture(String),
     /// A FEN record is invalid (the field and the reason are given).
     #[error("invalid FEN {fen:?}: {source}")]
     Fen {

@@ -13,6 +13,7 @@
 //! - [`engine`] (legal moves, tokens, perft, replay), [`validate`] (games), [`seed`] (the
 //!   seed statement's replica), [`profile`] (per-stage figures, EXPLAIN);
 //! - [`io`]: PGN inputs and report writers;
+//! - [`picture`]: board diagrams (SVG, PNG), result pages and charts of the layers above;
 //! - [`sql`]: SQL over games for users: `read_pgn` and the chess functions on a DataFusion
 //!   session, and the codecs that let its plans travel;
 //! - `cluster` (feature `ballista`): the same SQL on a Ballista scheduler and executors.
@@ -26,6 +27,7 @@ pub mod engine;
 pub mod error;
 pub mod io;
 pub mod pgn;
+pub mod picture;
 pub mod profile;
 pub mod seed;
 pub mod session;

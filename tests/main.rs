@@ -8,9 +8,13 @@
 mod common;
 
 mod batch;
+#[cfg(feature = "browser")]
+mod browser;
 mod cases;
+mod chart;
 mod chess960;
 mod cli;
+mod clocks_evals;
 #[cfg(feature = "ballista")]
 mod cluster;
 mod engine;
@@ -18,6 +22,8 @@ mod fuzz;
 mod layers;
 mod limits;
 mod pgn_reader;
+mod pictures;
+mod pictures_pipeline;
 mod position_queries;
 mod profile;
 mod queries;

@@ -24,6 +24,28 @@ pub fn fens() -> Vec<(String, usize)> {
         .collect()
 }
 
+/// The positions of the position-query oracle: gzip TSV, header first, column 0 `fen`
+/// (tests/data/README.md).
+pub const ORACLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/position_queries_oracle.tsv.gz"
+);
+
+/// The first `n` FENs of [`ORACLE`].
+pub fn oracle_fens(n: usize) -> Vec<String> {
+    use std::io::BufRead as _;
+    let file = std::fs::File::open(ORACLE).expect("oracle positions");
+    std::io::BufReader::new(flate2::read::GzDecoder::new(file))
+        .lines()
+        .skip(1)
+        .take(n)
+        .map(|l| {
+            let l = l.expect("oracle line");
+            l.split('\t').next().expect("fen").to_string()
+        })
+        .collect()
+}
+
 /// Rows of record batches.
 pub fn rows(batches: &[RecordBatch]) -> usize {
     batches.iter().map(|b| b.num_rows()).sum()

@@ -3,12 +3,14 @@
 //! ([`castling`]), set-up positions and their validity checks ([`setup`]), FEN and X-FEN
 //! reading and writing ([`fen`]) and its errors ([`fen_error`]), the SAN token lexer ([`san`]), the game outcome's repetition
 //! history ([`outcome`]), the Polyglot key ([`polyglot`]), board patterns ([`subfen`]),
-//! pgn-extract's material balance patterns ([`material_pattern`]).
+//! pgn-extract's material balance patterns ([`material_pattern`]), arrows and circles drawn
+//! on a board ([`mark`]).
 
 pub mod castling;
 pub mod color;
 pub mod fen;
 pub mod fen_error;
+pub mod mark;
 pub mod material_pattern;
 pub mod outcome;
 pub mod polyglot;

@@ -27,6 +27,8 @@ macro_rules! note {
     }};
 }
 
+mod board;
+mod chart;
 mod cluster;
 mod interrupt;
 mod moves;
@@ -87,6 +89,17 @@ enum Command {
     Moves(moves::Args),
     /// Count the leaf nodes of the legal move tree (perft).
     Perft(perft::Args),
+    /// Draw a position as a board diagram (SVG or PNG): coordinates, the last move, a check
+    /// marker, arrows and circled squares.
+    Board(board::Args),
+    /// Chart one game of a PGN file (SVG or HTML): White's winning chances from the
+    /// `[%eval]` comments with lichess's mistakes and blunders marked, and the seconds spent
+    /// per move and left on the clocks from the `[%clk]` comments and the TimeControl tag.
+    ///
+    /// The game is --game N, its 0-based index in the file (read_pgn's game_index). Exit
+    /// status 2, and no file written, for a missing FILE, a game past the file's last, or
+    /// an --out that is not .svg or .html.
+    Chart(chart::Args),
     /// Print the logical and physical plan of one stage, or of all.
     Explain(profile::ExplainArgs),
     /// Run a pipeline with DataFusion's metrics and print one row per stage: rows, planning
@@ -196,6 +209,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Validate(args) => validate::run(args, config).await,
         Command::Moves(args) => moves::run(&engine.await?, args).await,
         Command::Perft(args) => perft::run(&engine.await?, args).await,
+        Command::Board(args) => board::run(&engine.await?, args).await,
+        Command::Chart(args) => chart::run(args, &config).await,
         Command::Explain(args) => profile::explain_command(&engine.await?, args).await,
         Command::Profile(args) => profile::profile_command(&engine.await?, args).await,
         Command::Sql {

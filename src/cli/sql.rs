@@ -7,7 +7,8 @@
 //! `CREATE VIEW` / `CREATE TABLE AS` are seen by the statements after them. In table format
 //! the rows of every statement that returns columns are printed (arrow's pretty printer);
 //! in the file formats (csv, json, parquet, arrow) the last statement's rows are written,
-//! batch by batch. `COPY (query) TO 'x.parquet'` is run by our Parquet writer (the one of
+//! batch by batch; in html one page of them ([`sqlchess::picture::page`]). `COPY (query)
+//! TO 'x.parquet'` is run by our Parquet writer (the one of
 //! `validate`'s reports, zstd; on a cluster the rows come back and are written here); other
 //! COPY targets by DataFusion.
 
@@ -37,12 +38,16 @@ pub enum SqlFormat {
     Parquet,
     /// Arrow IPC file.
     Arrow,
+    /// One self-contained HTML page: the query, the row count and the rows, with a board
+    /// beside every FEN (columns fen, fen_before, fen_after, final_fen, start_fen) and
+    /// every board_svg value; at most 10,000 rows shown.
+    Html,
 }
 
 impl SqlFormat {
     fn report(self) -> Option<Format> {
         match self {
-            SqlFormat::Table => None,
+            SqlFormat::Table | SqlFormat::Html => None,
             SqlFormat::Csv => Some(Format::Csv),
             SqlFormat::Json => Some(Format::Json),
             SqlFormat::Parquet => Some(Format::Parquet),
@@ -93,7 +98,14 @@ pub async fn run(
     };
     let format = match (format, &out) {
         (Some(f), _) => f,
-        (None, Some(p)) => match Format::from_path(p)? {
+        (None, Some(p)) if is_html(p) => SqlFormat::Html,
+        (None, Some(p)) => match Format::from_path(p).map_err(|_| {
+            Error::Usage(format!(
+                "{}: unknown output format (use .csv, .json, .parquet, .arrow or .html, or \
+                 --format)",
+                p.display()
+            ))
+        })? {
             Format::Csv => SqlFormat::Csv,
             Format::Json => SqlFormat::Json,
             Format::Parquet => SqlFormat::Parquet,
@@ -142,7 +154,7 @@ pub async fn run(
     }
     let last = statements.len().saturating_sub(1);
     for (i, statement) in statements.into_iter().enumerate() {
-        let ran = run_statement(&ctx, statement, format, &out, i == last).await;
+        let ran = run_statement(&ctx, statement, format, &out, i == last, config).await;
         ran.map_err(|e| match e {
             Error::DataFusion(e) => query_error(config, e),
             other => other,
@@ -158,13 +170,21 @@ async fn run_statement(
     format: SqlFormat,
     out: &Option<PathBuf>,
     last: bool,
+    config: &PipelineConfig,
 ) -> Result<()> {
     if let Some(()) = copy_to_parquet(ctx, &statement).await? {
         return Ok(());
     }
+    let text = statement.to_string();
     let plan = ctx.state().statement_to_plan(statement).await?;
     let df = ctx.execute_logical_plan(plan).await?;
     match format.report() {
+        None if format == SqlFormat::Html && last => {
+            write_page(df, &text, out, config).await?;
+        }
+        None if format == SqlFormat::Html => {
+            df.collect().await?;
+        }
         None => {
             let batches = df.collect().await?;
             if batches.first().is_some_and(|b| b.num_columns() > 0) {
@@ -189,6 +209,36 @@ async fn run_statement(
         }
     }
     Ok(())
+}
+
+/// Whether `path` names an HTML file (`.html`, `.htm`).
+fn is_html(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
+}
+
+/// `--format html`: the rows of `df` as one page ([`sqlchess::picture::page`]), written
+/// whole to `--out` (or standard output); its boards' checks found by an engine of
+/// `config` made here.
+async fn write_page(
+    df: datafusion::prelude::DataFrame,
+    query: &str,
+    out: &Option<PathBuf>,
+    config: &PipelineConfig,
+) -> Result<()> {
+    use sqlchess::picture::page::{DEFAULT_MAX_ROWS, ResultPage};
+    let engine = sqlchess::Engine::new(config.clone()).await?;
+    let mut page = ResultPage::new(query, df.schema().inner().clone(), DEFAULT_MAX_ROWS);
+    let mut stream = df.execute_stream().await?;
+    while let Some(b) = stream.next().await {
+        page.add(&engine, &b?).await?;
+    }
+    let html = page.finish();
+    match out {
+        Some(path) => sqlchess::io::whole_file::write_whole(path, html.as_bytes()),
+        None => write_out(out, &html),
+    }
 }
 
 /// A query's error as the user should read it: the memory limit's error (of a chess engine

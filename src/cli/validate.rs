@@ -13,6 +13,8 @@ use sqlchess::chess::outcome::FinalStatus;
 use sqlchess::io::input::{ByteCounter, Input};
 use sqlchess::io::report::{self, Format, ReportWriter};
 use sqlchess::pgn::{PgnError, PgnReader, RawGame};
+use sqlchess::picture::profile_chart::ChartFile as ProfileChart;
+use sqlchess::picture::report_page::ReportPage;
 use sqlchess::profile::ProfileReport;
 use sqlchess::session::SessionError;
 use sqlchess::validate::{ErrorKind, GameReport, ValidateOptions, Validator};
@@ -48,6 +50,16 @@ pub struct Args {
     /// summary.
     #[arg(long)]
     profile: bool,
+    /// Also draw the per-stage profile here (implies --profile): time and rows per stage
+    /// as bars, grouped by rule; .svg (the chart) or .html/.htm (the chart and the table,
+    /// one page). Checked before the run, written whole after it.
+    #[arg(long, value_name = "FILE")]
+    profile_out: Option<PathBuf>,
+    /// Also write a report page here (.html): counts by status and error kind, and the
+    /// first 100 games with an illegal move, each with the board before it, the move drawn,
+    /// the token, the error and the tags. Written when the run ends (not after Ctrl-C).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 /// What each report format writes (`--help`).
@@ -64,6 +76,11 @@ fn format_help(f: Format) -> &'static str {
 /// games legal, 1 some game illegal or malformed, 2 an input could not be read, 130 stopped
 /// by Ctrl-C or SIGTERM ([`crate::interrupt`]).
 pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
+    // --profile-out: a bad extension or folder fails now, not after the run
+    let profile_chart = match &args.profile_out {
+        Some(path) => Some((ProfileChart::prepare(path)?, path)),
+        None => None,
+    };
     let validator = Validator::new(config.target_partitions, config).await?;
     let format = match (&args.out, args.format) {
         (_, Some(f)) => Some(f),
@@ -86,6 +103,18 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
     if inputs.is_empty() {
         note!("warning: no PGN files found");
     }
+    if let Some(path) = &args.html
+        && !path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
+    {
+        return Err(Error::Usage(format!(
+            "--html {}: the report page is written as .html",
+            path.display()
+        )));
+    }
+    let mut page = args.html.as_ref().map(|_| ReportPage::default());
     let mut sink = ReportSink::open(args.out.as_ref(), format)?;
     let mut plies = match (&args.plies, plies_format) {
         (Some(path), Some(f)) => Some(ReportWriter::create(path, f, report::plies_schema())?),
@@ -108,8 +137,11 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         validate_batch(
             &validator,
             games,
-            &mut sink,
-            &mut plies,
+            Outputs {
+                sink: &mut sink,
+                plies: &mut plies,
+                page: page.as_mut(),
+            },
             &mut summary,
             &pb,
             t0,
@@ -178,6 +210,12 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         if let Some(w) = plies {
             w.finish()?;
         }
+        if let (Some(page), Some(path), Some(engine)) =
+            (page, &args.html, validator.engines().first())
+        {
+            let html = page.finish(engine).await?;
+            sqlchess::io::whole_file::write_whole(path, html.as_bytes())?;
+        }
     }
     pb.finish_and_clear();
     summary.print(
@@ -189,7 +227,7 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
     for line in stopped {
         note!("{line}");
     }
-    if args.profile {
+    if args.profile || profile_chart.is_some() {
         // on stderr with the summary: standard output may be the report
         let report = ProfileReport::of_engines(validator.engines());
         note!("{}", report.to_table().trim_end());
@@ -199,6 +237,9 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
             "stage runs: {runs} ({:.1} per 1,000 games)",
             runs as f64 * 1000.0 / games
         );
+        if let Some((chart, path)) = profile_chart {
+            chart.write(path, &report)?;
+        }
     }
     Ok(if interrupted {
         ExitCode::from(crate::interrupt::EXIT_INTERRUPTED)
@@ -326,14 +367,21 @@ impl ReportSink {
     }
 }
 
-/// Validates one batch of games, writes its rows (and its ply rows) and counts them. Each
-/// share's record batches are built on its own thread ([`Validator::validate_each`]) and
-/// written in input order as soon as the shares before it are written.
+/// Where a batch's results go: the report, the ply rows, the report page.
+struct Outputs<'a> {
+    sink: &'a mut ReportSink,
+    plies: &'a mut Option<ReportWriter>,
+    page: Option<&'a mut ReportPage>,
+}
+
+/// Validates one batch of games, writes its rows (and its ply rows, and adds its games to
+/// the report page) and counts them. Each share's record batches are built on its own
+/// thread ([`Validator::validate_each`]) and written in input order as soon as the shares
+/// before it are written.
 fn validate_batch(
     validator: &Validator,
     games: &[(&str, RawGame)],
-    sink: &mut ReportSink,
-    plies: &mut Option<ReportWriter>,
+    outputs: Outputs<'_>,
     summary: &mut Summary,
     pb: &ProgressBar,
     t0: Instant,
@@ -341,9 +389,16 @@ fn validate_batch(
     if games.is_empty() {
         return Ok(());
     }
+    let Outputs {
+        sink,
+        plies,
+        mut page,
+    } = outputs;
     let options = ValidateOptions {
         plies: plies.is_some(),
     };
+    // the games of the shares written so far (shares come in input order, a report a game)
+    let mut written = 0;
     let report_batches = sink.takes_batches();
     validator.validate_each(
         games,
@@ -366,6 +421,15 @@ fn validate_batch(
             if let (Some(w), Some(b)) = (plies.as_mut(), ply_rows) {
                 w.write(&b)?;
             }
+            if let Some(page) = page.as_deref_mut() {
+                for (k, r) in reports.iter().enumerate() {
+                    let game = games.get(written + k).map(|(_, g)| g);
+                    let ply = r.first_illegal_ply.and_then(|p| p.checked_sub(1));
+                    let token = game.zip(ply).and_then(|(g, p)| g.moves.get(p as usize));
+                    page.add(r, token.map(String::as_str));
+                }
+            }
+            written += reports.len();
             summary.add(&reports);
             Ok(())
         },

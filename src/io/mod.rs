@@ -1,7 +1,9 @@
 //! Files in and out: PGN inputs (files, directories, standard input, compressed streams) in
 //! [`input`], report writers (CSV, JSON lines, Parquet, Arrow IPC) in [`report`], one
-//! large file as byte ranges that start at game boundaries in [`split`].
+//! large file as byte ranges that start at game boundaries in [`split`]; files written whole or
+//! not at all in [`whole_file`].
 
 pub mod input;
 pub mod report;
 pub mod split;
+pub mod whole_file;

@@ -285,33 +285,7 @@ impl ReportWriter {
     /// writable), [`Error::Arrow`] / [`Error::Parquet`] from the writers.
     pub fn create(path: &Path, format: Format, schema: SchemaRef) -> Result<ReportWriter> {
         let name = path.display().to_string();
-        let io = |source| Error::Io {
-            path: name.clone(),
-            source,
-        };
-        let folder = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let file_name = path.file_name().ok_or_else(|| {
-            io(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "not a file name",
-            ))
-        })?;
-        let mut prefix = std::ffi::OsString::from(".");
-        prefix.push(file_name);
-        prefix.push(".");
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix).suffix(".tmp");
-        #[cfg(unix)]
-        {
-            // as File::create makes it (the umask applies), not tempfile's owner-only 0600
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(std::fs::Permissions::from_mode(0o666));
-        }
-        let temp = builder.tempfile_in(folder).map_err(io)?;
-        let (file, temp_path) = temp.into_parts();
+        let (file, temp_path) = super::whole_file::temp_beside(path)?;
         let mut w = ReportWriter::new(Box::new(file), &name, format, schema)?;
         w.target = Some((temp_path, path.to_path_buf()));
         Ok(w)

@@ -15,6 +15,14 @@ pub enum Eval {
 /// The arguments of every `[%name …]` command of `comment`, in order (text between the
 /// single whitespace character after the name and the `]`).
 fn commands<'a>(comment: &'a str, name: &str) -> Vec<&'a str> {
+    commands_at(comment, name)
+        .into_iter()
+        .map(|(_, body)| body)
+        .collect()
+}
+
+/// [`commands`] with the byte offset of each command in `comment`.
+fn commands_at<'a>(comment: &'a str, name: &str) -> Vec<(usize, &'a str)> {
     let opener = format!("[%{name}");
     let mut out = vec![];
     for (at, _) in comment.match_indices(opener.as_str()) {
@@ -25,10 +33,21 @@ fn commands<'a>(comment: &'a str, name: &str) -> Vec<&'a str> {
         }
         let body = chars.as_str();
         if let Some(end) = body.find(']') {
-            out.push(&body[..end]);
+            out.push((at, &body[..end]));
         }
     }
     out
+}
+
+/// The arguments of the `[%csl …]` (circled squares) and `[%cal …]` (arrows) commands of
+/// `comment`, in the order they are written: comma-separated mark tokens (`Gd4`,
+/// `Ge2e4,Rd8d1`) that [`crate::chess::mark::Mark::parse`] reads.
+#[must_use]
+pub fn mark_commands(comment: &str) -> Vec<&str> {
+    let mut found = commands_at(comment, "csl");
+    found.extend(commands_at(comment, "cal"));
+    found.sort_by_key(|(at, _)| *at);
+    found.into_iter().map(|(_, args)| args).collect()
 }
 
 /// A leading sign: whether it is `-`, and the rest.
@@ -119,5 +138,15 @@ mod tests {
         assert_eq!(eval("[%eval #4]"), Some(Eval::Mate(4)));
         assert_eq!(eval("[%eval 1.234]"), None);
         assert_eq!(eval("[%evalx 1]"), None);
+    }
+
+    /// As lichess writes them: circles and arrows in the order of their commands.
+    #[test]
+    fn mark_commands_in_order() {
+        assert_eq!(
+            mark_commands("[%eval 0.2] [%cal Ge2e4,Rd8d1] [%csl Yd4][%clk 0:01:00] [%csl Gh1]"),
+            ["Ge2e4,Rd8d1", "Yd4", "Gh1"]
+        );
+        assert!(mark_commands("no commands [%cal]").is_empty());
     }
 }

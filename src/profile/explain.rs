@@ -1,12 +1,16 @@
 //! EXPLAIN of either pipeline's stages ([`explain`]): each stage's optimised logical plan and
-//! its physical plan, after a workload with DataFusion's metrics per operator.
+//! its physical plan, after a workload with DataFusion's metrics per operator. The plans are
+//! collected once ([`explain_plans`]: an [`Explanation`] of [`StagePlans`]) and written as
+//! text ([`Explanation::to_text`]) or drawn (`crate::picture::plan_tree`, from each
+//! physical plan's [`PlanNode`] tree).
 
 use std::fmt::Write as _;
 use std::sync::Arc;
+use std::time::Duration;
 
 use datafusion::logical_expr::LogicalPlan;
-use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::display::DisplayableExecutionPlan;
+use datafusion::physical_plan::{ExecutionPlan, displayable};
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -20,7 +24,8 @@ use super::run::partitions;
 use super::workload::{POSITION_BATCH, Workload, run_fide, seed_positions};
 
 /// The text of `sqlchess explain`: for each stage (one, or all of the pipeline's in order)
-/// its optimised logical plan and its physical plan.
+/// its optimised logical plan and its physical plan; [`explain_plans`]'s
+/// [`Explanation::to_text`].
 ///
 /// With `analyze` a workload, that workload runs first (with the stages' last executed
 /// plans kept) and each stage's physical plan is printed as it last ran, with DataFusion's
@@ -44,6 +49,23 @@ pub async fn explain(
     stage: Option<&str>,
     analyze: Option<&Workload>,
 ) -> Result<String> {
+    Ok(explain_plans(engine, pipeline, stage, analyze)
+        .await?
+        .to_text())
+}
+
+/// The plans [`explain`] prints, collected once for every output (the text of
+/// [`Explanation::to_text`], the drawing of `crate::picture::plan_tree`): runs the
+/// workload when `analyze` is given, then plans (or takes the last executed plan of) each
+/// stage, as [`explain`] describes.
+///
+/// Errors: as [`explain`].
+pub async fn explain_plans(
+    engine: &Engine,
+    pipeline: PipelineKind,
+    stage: Option<&str>,
+    analyze: Option<&Workload>,
+) -> Result<Explanation> {
     let (mut plans, stages) = match pipeline {
         PipelineKind::Fide => (Plans::Fide(engine.pipeline()), fide_stages(stage)?),
         PipelineKind::Seed => (
@@ -53,20 +75,27 @@ pub async fn explain(
             seed_stages(stage)?,
         ),
     };
-    let mut out = String::new();
+    let mut explanation = Explanation {
+        pipeline,
+        notes: vec![],
+        stages: vec![],
+    };
     if analyze.is_some() {
         plans.keep_last_plans(true);
     }
     let explained = async {
         if let Some(workload) = analyze {
             match &mut plans {
-                Plans::Fide(_) => analyze_fide(engine, workload, &stages, &mut out).await?,
-                Plans::Seed(seed) => analyze_seed(seed, workload, &mut out).await?,
+                Plans::Fide(_) => {
+                    analyze_fide(engine, workload, &stages, &mut explanation.notes).await?;
+                }
+                Plans::Seed(seed) => analyze_seed(seed, workload, &mut explanation.notes).await?,
             }
         }
         let profile = plans.profile();
         for st in &stages {
-            explain_stage(&plans, st, analyze.is_some(), &profile, &mut out).await?;
+            let collected = collect_stage(&plans, st, analyze.is_some(), &profile).await?;
+            explanation.stages.push(collected);
         }
         Ok::<(), Error>(())
     }
@@ -74,7 +103,148 @@ pub async fn explain(
     if analyze.is_some() {
         plans.keep_last_plans(false);
     }
-    explained.map(|()| out)
+    explained.map(|()| explanation)
+}
+
+/// What [`explain_plans`] collects: notes on the workload, then each stage's plans in
+/// order.
+#[derive(Debug)]
+pub struct Explanation {
+    /// The pipeline explained.
+    pub pipeline: PipelineKind,
+    /// Lines on what ran before the plans were read (`analyzed: …`, stages run once on the
+    /// tables the workload left, the seed's `validate_move`), without the `-- ` the text
+    /// puts before them; empty without a workload.
+    pub notes: Vec<String>,
+    /// The stages, in the pipeline's order (one when a stage was named).
+    pub stages: Vec<StagePlans>,
+}
+
+/// One stage's plans, as [`explain_plans`] collected them.
+#[derive(Debug)]
+pub struct StagePlans {
+    /// The stage's name (a file of `plans/` or `plans/seed/`; `stage13` for the seed's
+    /// `legal_moves`).
+    pub name: String,
+    /// Its heading: `stage NAME`, or `seed stage NAME (Table|View|Query)`.
+    pub heading: String,
+    /// Its optimised logical plan, indented (`LogicalPlan::display_indent`).
+    pub logical: String,
+    /// What the logical plan is, when not the stage's own (a seed view's: ` (view, inlined
+    /// into the stage that reads it)`); else empty.
+    pub logical_note: String,
+    /// Its physical plan: as it last ran when [`StagePlans::metrics`], else freshly planned.
+    pub physical: Arc<dyn ExecutionPlan>,
+    /// What the physical plan is: ` with metrics (last run)`, ` (example move bound: …)`,
+    /// ` (the view alone; it has no run of its own)`, or empty.
+    pub physical_note: String,
+    /// Whether [`StagePlans::physical`] ran and carries DataFusion's metrics.
+    pub metrics: bool,
+    /// The stage's profile over the workload, when [`StagePlans::metrics`] and it has one.
+    pub profile: Option<StageProfile>,
+}
+
+impl Explanation {
+    /// The text of `sqlchess explain` (see [`explain`]): the notes as `-- ` lines, then per
+    /// stage `== HEADING`, `-- logical plan` and the plan, the profile's summary line when
+    /// analyzed, `-- physical plan` and the plan indented (with metrics when it ran).
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for note in &self.notes {
+            let _ = writeln!(out, "-- {note}");
+        }
+        for st in &self.stages {
+            let _ = writeln!(out, "== {}", st.heading);
+            let _ = writeln!(out, "-- logical plan{}\n{}", st.logical_note, st.logical);
+            out.push_str(&summary(st.profile.as_ref()));
+            let _ = writeln!(
+                out,
+                "-- physical plan{}\n{}",
+                st.physical_note,
+                physical_text(st.physical.as_ref(), st.metrics)
+            );
+        }
+        out
+    }
+}
+
+impl StagePlans {
+    /// The physical plan as a tree of [`PlanNode`]s (with each operator's metrics when
+    /// [`StagePlans::metrics`]), for drawing.
+    #[must_use]
+    pub fn tree(&self) -> PlanNode {
+        PlanNode::of(self.physical.as_ref(), self.metrics)
+    }
+}
+
+/// One operator of a physical plan and its inputs: what a drawing of the plan needs
+/// (`crate::picture::plan_tree`), read from an [`ExecutionPlan`] by [`PlanNode::of`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanNode {
+    /// The operator's one-line display, as the indented EXPLAIN text writes its line
+    /// without metrics (`displayable(plan).one_line()`: `FilterExec: …`).
+    pub operator: String,
+    /// Rows the operator output, summed over partitions (DataFusion's `output_rows`), when
+    /// read with metrics and the operator reports them.
+    pub output_rows: Option<u64>,
+    /// DataFusion's `elapsed_compute` of the operator, summed over partitions, when read
+    /// with metrics and the operator reports it.
+    pub elapsed_compute: Option<Duration>,
+    /// Whether the figures were read (the plan ran): with metrics but no figure, the
+    /// operator reports none.
+    pub with_metrics: bool,
+    /// Its input operators, in the plan's order.
+    pub children: Vec<PlanNode>,
+}
+
+impl PlanNode {
+    /// The tree of `plan`: each operator's one-line display and, when `metrics` (the plan
+    /// ran), its `output_rows` and `elapsed_compute`.
+    #[must_use]
+    pub fn of(plan: &dyn ExecutionPlan, metrics: bool) -> PlanNode {
+        let set = if metrics { plan.metrics() } else { None };
+        PlanNode {
+            operator: displayable(plan)
+                .one_line()
+                .to_string()
+                .trim_end()
+                .to_string(),
+            output_rows: set.as_ref().and_then(|m| m.output_rows()).map(|r| r as u64),
+            elapsed_compute: set
+                .as_ref()
+                .and_then(|m| m.elapsed_compute())
+                .map(|n| Duration::from_nanos(n as u64)),
+            with_metrics: metrics,
+            children: plan
+                .children()
+                .into_iter()
+                .map(|c| PlanNode::of(c.as_ref(), metrics))
+                .collect(),
+        }
+    }
+
+    /// How many operators the tree holds (this one and all below it).
+    #[must_use]
+    pub fn count(&self) -> usize {
+        1 + self.children.iter().map(PlanNode::count).sum::<usize>()
+    }
+
+    /// How many levels the tree has (1 for a lone operator).
+    #[must_use]
+    pub fn depth(&self) -> usize {
+        1 + self.children.iter().map(PlanNode::depth).max().unwrap_or(0)
+    }
+
+    /// How many operators without inputs (leaves) the tree holds.
+    #[must_use]
+    pub fn leaves(&self) -> usize {
+        if self.children.is_empty() {
+            1
+        } else {
+            self.children.iter().map(PlanNode::leaves).sum()
+        }
+    }
 }
 
 /// The pipeline [`explain`] reads plans from.
@@ -184,21 +354,20 @@ async fn analyze_fide(
     engine: &Engine,
     workload: &Workload,
     stages: &[Explained],
-    out: &mut String,
+    notes: &mut Vec<String>,
 ) -> Result<()> {
     let p = engine.pipeline();
     p.reset_profile();
     run_fide(engine, workload).await?;
-    let _ = writeln!(out, "-- analyzed: {}", workload.describe());
+    notes.push(format!("analyzed: {}", workload.describe()));
     for st in Stage::ALL
         .iter()
         .filter(|s| stages.iter().any(|e| e.name == s.name()))
     {
         if p.last_plan(*st).is_none() {
-            let _ = writeln!(
-                out,
-                "-- stage {st} is not part of the workload: ran once on the tables it left"
-            );
+            notes.push(format!(
+                "stage {st} is not part of the workload: ran once on the tables it left"
+            ));
             p.run(*st).await?;
         }
     }
@@ -211,18 +380,17 @@ async fn analyze_fide(
 async fn analyze_seed(
     seed: &mut SeedPipeline,
     workload: &Workload,
-    out: &mut String,
+    notes: &mut Vec<String>,
 ) -> Result<()> {
     let setups = seed_positions(workload)?;
     let chunk = &setups[..setups.len().min(POSITION_BATCH)];
     seed.load_fens(chunk).await?;
     let moves = seed.all_moves_uci().await?;
-    let _ = writeln!(
-        out,
-        "-- analyzed: {} (seed: load_fens + all_moves on {} positions)",
+    notes.push(format!(
+        "analyzed: {} (seed: load_fens + all_moves on {} positions)",
         workload.describe(),
         chunk.len()
-    );
+    ));
     if let Some((game, mv)) = moves
         .iter()
         .enumerate()
@@ -230,59 +398,60 @@ async fn analyze_seed(
     {
         let mv = seed.move_from_uci(game, mv)?;
         seed.validate_move(&mv).await?;
-        let _ = writeln!(out, "-- validate_move: {} of game {game}", mv.uci());
+        notes.push(format!("validate_move: {} of game {game}", mv.uci()));
     }
     Ok(())
 }
 
-/// One stage's part of [`explain`]: heading, logical plan, and the physical plan, as it last
-/// ran (with metrics and the profile's summary line) when `analyzed` and it ran.
-async fn explain_stage(
+/// One stage's plans for [`explain_plans`]: heading, logical plan, and the physical plan, as
+/// it last ran (with metrics and the profile) when `analyzed` and it ran.
+async fn collect_stage(
     plans: &Plans<'_>,
     st: &Explained,
     analyzed: bool,
     profile: &[(String, StageProfile)],
-    out: &mut String,
-) -> Result<()> {
+) -> Result<StagePlans> {
     let name = st.name.as_str();
-    match (plans, st.seed) {
+    let stage = |heading: String, logical: String, physical| StagePlans {
+        name: name.to_string(),
+        heading,
+        logical,
+        logical_note: String::new(),
+        physical,
+        physical_note: String::new(),
+        metrics: false,
+        profile: None,
+    };
+    let heading = match (plans, st.seed) {
         (Plans::Seed(seed), Some(SeedStageKind::View)) => {
-            let _ = writeln!(out, "== seed stage {name} ({:?})", SeedStageKind::View);
             let df = seed.context().table(name).await?;
             let logical = df.clone().into_optimized_plan()?;
             let physical = df.create_physical_plan().await?;
-            let _ = writeln!(
-                out,
-                "-- logical plan (view, inlined into the stage that reads it)\n{}",
-                logical.display_indent()
-            );
-            let _ = writeln!(
-                out,
-                "-- physical plan (the view alone; it has no run of its own)\n{}",
-                physical_text(physical.as_ref(), false)
-            );
-            return Ok(());
+            return Ok(StagePlans {
+                logical_note: " (view, inlined into the stage that reads it)".into(),
+                physical_note: " (the view alone; it has no run of its own)".into(),
+                ..stage(
+                    format!("seed stage {name} ({:?})", SeedStageKind::View),
+                    logical.display_indent().to_string(),
+                    physical,
+                )
+            });
         }
-        (_, Some(kind)) => {
-            let _ = writeln!(out, "== seed stage {name} ({kind:?})");
-        }
-        (_, None) => {
-            let _ = writeln!(out, "== stage {name}");
-        }
-    }
+        (_, Some(kind)) => format!("seed stage {name} ({kind:?})"),
+        (_, None) => format!("stage {name}"),
+    };
     let plan = plans.plan(name)?;
-    let _ = writeln!(out, "-- logical plan\n{}", plan.display_indent());
-    match analyzed.then(|| plans.last_plan(name)).flatten() {
-        Some(physical) => {
-            out.push_str(&summary(
-                profile.iter().find(|(n, _)| n == name).map(|(_, s)| s),
-            ));
-            let _ = writeln!(
-                out,
-                "-- physical plan with metrics (last run)\n{}",
-                physical_text(physical.as_ref(), true)
-            );
-        }
+    let logical = plan.display_indent().to_string();
+    Ok(match analyzed.then(|| plans.last_plan(name)).flatten() {
+        Some(physical) => StagePlans {
+            physical_note: " with metrics (last run)".into(),
+            metrics: true,
+            profile: profile
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, s)| s.clone()),
+            ..stage(heading, logical, physical)
+        },
         None => {
             let (plan, note) = match plans {
                 Plans::Seed(seed) if st.seed == Some(SeedStageKind::Query) => (
@@ -292,14 +461,12 @@ async fn explain_stage(
                 _ => (plan.clone(), ""),
             };
             let physical = plans.physical_plan(&plan).await?;
-            let _ = writeln!(
-                out,
-                "-- physical plan{note}\n{}",
-                physical_text(physical.as_ref(), false)
-            );
+            StagePlans {
+                physical_note: note.into(),
+                ..stage(heading, logical, physical)
+            }
         }
-    }
-    Ok(())
+    })
 }
 
 fn physical_text(plan: &dyn ExecutionPlan, metrics: bool) -> String {

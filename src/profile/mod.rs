@@ -10,16 +10,18 @@
 //! metrics. Each stage's share is its part of the summed execution wall time; planning is
 //! reported separately. The report ([`ProfileReport`], `report.rs`) is a text table, a
 //! record batch or JSON lines; [`explain()`] (`explain.rs`) gives the stages' plans, after a
-//! workload with their metrics.
+//! workload with their metrics, as text, from the plans [`explain_plans`] collects (which
+//! the pictures draw, as the profile's chart).
 //!
-//! Entry points: [`run_profile`] (`run.rs`), [`explain()`], [`ProfileReport::of_engines`].
+//! Entry points: [`run_profile`] (`run.rs`), [`explain()`], [`explain_plans`],
+//! [`ProfileReport::of_engines`].
 
 mod explain;
 mod report;
 mod run;
 mod workload;
 
-pub use explain::explain;
+pub use explain::{Explanation, PlanNode, StagePlans, explain, explain_plans};
 pub use report::{ProfileReport, ProfileRow, format_bytes};
 pub use run::run_profile;
 pub use workload::{

@@ -4,25 +4,30 @@
 //! `sqlchess validate --plies` takes). This module adds the columns the validation's
 //! [`PlyRow`] does not carry: the FEN after the move, the piece, squares and
 //! captured piece (read from the positions around the move and its UCI), mate, the comment
-//! commands (`[%clk]`, `[%eval]`, [`crate::pgn::commands`]), NAGs, the material after the
-//! move and its Polyglot key.
+//! commands (`[%clk]`, `[%eval]`, `[%cal]`, `[%csl]`: [`crate::pgn::commands`]) and what
+//! follows from them with the plies around (the time spent on the move, with the
+//! `TimeControl` tag: [`crate::pgn::time_control`]; the winning chances and lichess's
+//! judgement of the move), NAGs, the material after the move and its Polyglot key.
 
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
     ArrayRef, BooleanArray, Float64Array, Int32Array, ListBuilder, RecordBatch, RecordBatchOptions,
-    StringArray, UInt8Array, UInt8Builder, UInt32Array, UInt64Array,
+    StringArray, StringBuilder, UInt8Array, UInt8Builder, UInt32Array, UInt64Array,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::functions::{MATERIAL_ROLES, material_counts};
+use crate::chess::color::Color;
+use crate::chess::mark::Mark;
 use crate::chess::polyglot::polyglot_key;
 use crate::chess::role::Role;
 use crate::chess::setup::Setup;
 use crate::chess::square::parse_square;
 use crate::io::report::plies_schema;
-use crate::pgn::RawGame;
-use crate::pgn::commands::{Eval, clock_seconds, eval};
+use crate::pgn::commands::{Eval, clock_seconds, eval, mark_commands};
+use crate::pgn::time_control::parse_time_control;
+use crate::pgn::{PlyNotes, RawGame};
 use crate::validate::{PlyRow, Validation};
 
 /// The Arrow schema of `read_plies(path)`, one row per legal main-line ply, in game order:
@@ -44,7 +49,11 @@ use crate::validate::{PlyRow, Validation};
 /// | `clock_s` | Float64, nullable | seconds on the mover's clock from `[%clk h:mm:ss(.f)]` in the comment after the move |
 /// | `eval_cp`, `eval_mate` | Int32, nullable | `[%eval 0.17]` as centipawns, `[%eval #-3]` as moves to mate, White's point of view |
 /// | `comment` | Utf8, nullable | the comments after the move, commands included, as python-chess 1.11 `node.comment` joins them (each without the one space after `{` and before `}`, the non-empty ones joined by a space) |
-/// | `nags` | List<UInt8> | NAGs after the move (`$n`) and its suffix glyphs as NAGs (`!` 1, `?` 2, `!!` 3, `??` 4, `!?` 5, `?!` 6) |
+/// | `nags` | List(UInt8) | NAGs after the move (`$n`) and its suffix glyphs as NAGs (`!` 1, `?` 2, `!!` 3, `??` 4, `!?` 5, `?!` 6) |
+/// | `move_time_s` | Float64, nullable | seconds the mover spent on the move: their previous `clock_s` (two plies before, same game; for their first move, ply 1 or 2, the base time of the `TimeControl` tag) − this `clock_s` + the increment of `TimeControl` ([`crate::pgn::time_control`]: `180+2`, `600`, `10+0.05`), rounded to the millisecond; NULL when either clock is missing or the tag gives no time control (absent, `-`, `?`, `40/7200:3600`) |
+/// | `winning_chances` | Float64, nullable | White's winning chances after the move, −1 … +1, from this ply's eval as lichess computes them: 2 / (1 + e^(−0.00368208 · cp)) − 1 with cp clamped to ±1000; a mate score +1 (White mates, `#3`) or −1 (`#-3`); `#0` (the mover has mated) +1 after White's move, −1 after Black's, as python-chess reads it; NULL without an eval |
+/// | `judgement` | Utf8, nullable | lichess's judgement of the move: `inaccuracy`, `mistake`, `blunder` when the mover's winning chances drop by ≥ 0.1, ≥ 0.2, ≥ 0.3 from the previous ply's `winning_chances` (same game) to this ply's; NULL for a smaller drop, on ply 1 and when either eval is missing |
+/// | `arrows` | List(Utf8) | the arrows and circled squares of the comment's `[%cal Ge2e4,Rd8d1]` and `[%csl Gd4]` commands in the order written, each as its token ([`Mark`]: `Ge2e4`, `Gd4`; tokens that are not marks left out); empty list when none |
 /// | `white_pawns`, `white_knights`, `white_bishops`, `white_rooks`, `white_queens`, `black_pawns` … `black_queens` | UInt8 | material after the move |
 /// | `position_key` | UInt64 | Polyglot Zobrist key of the position after the move ([`polyglot_key`]) |
 ///
@@ -86,6 +95,14 @@ pub fn read_plies_schema() -> SchemaRef {
         f(
             "nags",
             List(Arc::new(Field::new("item", UInt8, true))),
+            false,
+        ),
+        f("move_time_s", Float64, true),
+        f("winning_chances", Float64, true),
+        f("judgement", Utf8, true),
+        f(
+            "arrows",
+            List(Arc::new(Field::new("item", Utf8, true))),
             false,
         ),
     ]);
@@ -229,23 +246,60 @@ fn plies_columns(
         None => final_fen(range.start + k),
     };
     let owner = &owner[range.clone()];
-    let notes = |i: usize, p: &PlyRow| {
-        games
-            .get(owner[i])
-            .and_then(|(_, g)| g.notes.get(p.ply as usize - 1))
+    // the notes and comment of ply `ply` of the game of row `i` (any ply of that game: a
+    // range may start inside a game, whose earlier plies' notes are still there)
+    let notes_at = |i: usize, ply: u32| {
+        let at = (ply as usize).checked_sub(1)?;
+        games.get(owner[i]).and_then(|(_, g)| g.notes.get(at))
     };
-    let comments: Vec<Option<&str>> = if wants(&["clock_s", "eval_cp", "eval_mate", "comment"]) {
+    let comment_at = |i: usize, ply: u32| comment_of(notes_at(i, ply));
+    let notes = |i: usize, p: &PlyRow| notes_at(i, p.ply);
+    let comments: Vec<Option<&str>> = if wants(&[
+        "clock_s",
+        "eval_cp",
+        "eval_mate",
+        "comment",
+        "move_time_s",
+        "winning_chances",
+        "judgement",
+        "arrows",
+    ]) {
         plies
             .iter()
             .enumerate()
-            .map(|(i, p)| {
-                notes(i, p)
-                    .and_then(|n| n.comment.as_deref())
-                    .filter(|c| !c.is_empty())
-            })
+            .map(|(i, p)| comment_at(i, p.ply))
             .collect()
     } else {
         vec![]
+    };
+    // White's winning chances after each ply, from its eval
+    let chances: Vec<Option<f64>> = if wants(&["winning_chances", "judgement"]) {
+        plies
+            .iter()
+            .zip(&comments)
+            .map(|(p, c)| Some(winning_chances(c.and_then(eval)?, p.color())))
+            .collect()
+    } else {
+        vec![]
+    };
+    let judgements = || {
+        plies.iter().enumerate().map(|(i, p)| {
+            let previous = comment_at(i, p.ply.checked_sub(1)?).and_then(eval)?;
+            let before = winning_chances(previous, p.color().other());
+            judgement(p.color(), before, chances[i]?)
+        })
+    };
+    let move_times = || {
+        plies.iter().enumerate().map(|(i, p)| {
+            let clock = comments[i].and_then(clock_seconds)?;
+            let control = games.get(owner[i]).and_then(|(_, g)| g.tag("TimeControl"));
+            let control = parse_time_control(control?)?;
+            let previous = match p.ply.checked_sub(2).filter(|&q| q >= 1) {
+                Some(q) => comment_at(i, q).and_then(clock_seconds)?,
+                None => control.base_s,
+            };
+            Some(((previous - clock + control.increment_s) * 1000.0).round() / 1000.0)
+        })
     };
     let evals: Vec<Option<Eval>> = if wants(&["eval_cp", "eval_mate"]) {
         comments.iter().map(|c| c.and_then(eval)).collect()
@@ -318,6 +372,19 @@ fn plies_columns(
                 Eval::Centipawns(_) => None,
             }),
             "comment" => Arc::new(comments.iter().copied().collect::<StringArray>()),
+            "move_time_s" => Arc::new(move_times().collect::<Float64Array>()),
+            "winning_chances" => Arc::new(chances.iter().copied().collect::<Float64Array>()),
+            "judgement" => Arc::new(judgements().collect::<StringArray>()),
+            "arrows" => {
+                let mut arrows = ListBuilder::new(StringBuilder::new());
+                for c in &comments {
+                    for mark in c.map(marks).unwrap_or_default() {
+                        arrows.values().append_value(mark.to_string());
+                    }
+                    arrows.append(true);
+                }
+                Arc::new(arrows.finish())
+            }
             "nags" => {
                 let mut nags = ListBuilder::new(UInt8Builder::new());
                 for (i, p) in plies.iter().enumerate() {
@@ -347,6 +414,56 @@ fn plies_columns(
         })
     };
     names.iter().map(|n| column(n)).collect()
+}
+
+/// A ply's comment: `None` without a non-empty one.
+fn comment_of(notes: Option<&PlyNotes>) -> Option<&str> {
+    notes
+        .and_then(|n| n.comment.as_deref())
+        .filter(|c| !c.is_empty())
+}
+
+/// White's winning chances (−1 … +1) after a move of `mover` evaluated `eval` (White's
+/// point of view), as lichess computes them (lila `WinPercent.winningChances`, the
+/// multiplier of lila pull request 11148): 2 / (1 + e^(−0.00368208 · cp)) − 1, cp clamped to
+/// ±1000; a mate +1 or −1 by its sign, mate 0 (the mover has mated) the mover's win.
+fn winning_chances(eval: Eval, mover: Color) -> f64 {
+    match eval {
+        Eval::Centipawns(cp) => {
+            let cp = f64::from(cp.clamp(-1000, 1000));
+            2.0 / (1.0 + (-0.003_682_08 * cp).exp()) - 1.0
+        }
+        Eval::Mate(m) if m > 0 => 1.0,
+        Eval::Mate(m) if m < 0 => -1.0,
+        Eval::Mate(_) => match mover {
+            Color::White => 1.0,
+            Color::Black => -1.0,
+        },
+    }
+}
+
+/// lichess's judgement of a move of `mover` (lila `Advice`): how far the mover's winning
+/// chances fell from `before` to `after` (White's point of view): `blunder` from 0.3,
+/// `mistake` from 0.2, `inaccuracy` from 0.1, else none.
+fn judgement(mover: Color, before: f64, after: f64) -> Option<&'static str> {
+    let drop = match mover {
+        Color::White => before - after,
+        Color::Black => after - before,
+    };
+    [(0.3, "blunder"), (0.2, "mistake"), (0.1, "inaccuracy")]
+        .into_iter()
+        .find(|&(least, _)| drop >= least)
+        .map(|(_, name)| name)
+}
+
+/// The marks of a comment's `[%csl]` and `[%cal]` commands in order (tokens that are not
+/// marks left out).
+fn marks(comment: &str) -> Vec<Mark> {
+    mark_commands(comment)
+        .into_iter()
+        .flat_map(|args| args.split(','))
+        .filter_map(|token| Mark::parse(token.trim()).ok())
+        .collect()
 }
 
 /// The piece, squares, captured piece, material and key of a ply, read from the positions

@@ -17,6 +17,7 @@
 //! | `matches_subfen(fen, pattern [, side])` | Boolean: the position holds every piece of the board pattern (or of any pattern of a list), with the side to move if given, stage `subfen_matches` ([`search`]) | FEN rules broken, a NULL or bad pattern, a bad side |
 //! | `imbalance(fen)` | Utf8: Scoutfish's material imbalance (`PPvN`), stages `material_counts`, `imbalances` | FEN rules broken |
 //! | `material_matches(fen, pattern)` | Boolean: the material fits pgn-extract's material description either way round (`-z`), stages `material_counts`, `material_matches` | FEN rules broken, a NULL or bad pattern |
+//! | `board_svg(fen [, options])` | Utf8: an SVG board diagram ([`crate::picture::board`]; options as `'flip lastmove=e2e4 arrows=Ge2e4,Gd4 size=300 coordinates=no'`), a check marker from stage `checkers` ([`board`]) | FEN rules broken (bad options: an error naming the row) |
 //!
 //! A bad FEN is one [`fen_error`](Kind::FenError) reports: one that breaks the FEN rules
 //! ([`Setup::from_fen`]: syntax, kings, pawns, castling rights, en passant square) or
@@ -33,6 +34,7 @@
 //! [`super::engines`] for how the synchronous call reaches the asynchronous pipeline).
 //! Arguments may be Utf8, Utf8View or LargeUtf8.
 
+mod board;
 mod moves;
 mod position;
 mod relations;
@@ -49,7 +51,7 @@ use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{DataFusionError, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::{
     ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
-    Volatility,
+    TypeSignature, Volatility,
 };
 
 use super::engines::{EnginePool, with_engine};
@@ -80,10 +82,11 @@ enum Kind {
     MatchesSubfen,
     Imbalance,
     MaterialMatches,
+    BoardSvg,
 }
 
 impl Kind {
-    const ALL: [Kind; 15] = [
+    const ALL: [Kind; 16] = [
         Kind::FenAfter,
         Kind::IsLegal,
         Kind::PositionStatus,
@@ -99,6 +102,7 @@ impl Kind {
         Kind::MatchesSubfen,
         Kind::Imbalance,
         Kind::MaterialMatches,
+        Kind::BoardSvg,
     ];
 
     fn name(self) -> &'static str {
@@ -118,6 +122,7 @@ impl Kind {
             Kind::MatchesSubfen => "matches_subfen",
             Kind::Imbalance => "imbalance",
             Kind::MaterialMatches => "material_matches",
+            Kind::BoardSvg => "board_svg",
         }
     }
 
@@ -131,6 +136,10 @@ impl Kind {
             Kind::MatchesSubfen | Kind::MaterialMatches => {
                 Signature::user_defined(Volatility::Immutable)
             }
+            Kind::BoardSvg => Signature::one_of(
+                vec![TypeSignature::String(1), TypeSignature::String(2)],
+                Volatility::Immutable,
+            ),
             _ => Signature::string(1, Volatility::Immutable),
         }
     }
@@ -152,7 +161,8 @@ impl Kind {
             | Kind::PositionStatus
             | Kind::Epd
             | Kind::FenError
-            | Kind::Imbalance => DataType::Utf8,
+            | Kind::Imbalance
+            | Kind::BoardSvg => DataType::Utf8,
             Kind::IsLegal | Kind::MatchesSubfen | Kind::MaterialMatches => DataType::Boolean,
             Kind::Attacks => relations::ATTACKS.list_type(),
             Kind::Pins => relations::PINS.list_type(),
@@ -279,6 +289,13 @@ impl ScalarUDFImpl for ChessFunction {
         if matches!(self.kind, Kind::MatchesSubfen | Kind::MaterialMatches) {
             self.check_pattern_arguments(&args)?;
         }
+        if self.kind == Kind::BoardSvg
+            && let Some(Some(options)) = args.scalar_arguments.get(1)
+            && let Some(text) = literal_texts(options).pop()
+            && let Err(e) = crate::picture::board::BoardOptions::parse(&text)
+        {
+            return plan_err!("board_svg: argument 2, the options {}: {e}", shown(&text));
+        }
         Ok(Arc::new(Field::new(
             self.kind.name(),
             self.kind.return_type(),
@@ -310,6 +327,7 @@ impl ScalarUDFImpl for ChessFunction {
             kind => {
                 let second = match kind {
                     Kind::FenAfter | Kind::IsLegal => Some(text(1)?),
+                    Kind::BoardSvg if args.args.len() > 1 => Some(text(1)?),
                     _ => None,
                 };
                 let side = if args.args.len() > 2 {
@@ -325,6 +343,9 @@ impl ScalarUDFImpl for ChessFunction {
                             return relation.lists(engine, fens).await;
                         }
                         match (kind, &second, &pattern) {
+                            (Kind::BoardSvg, options, _) => {
+                                return board::board_svgs(engine, fens, options.as_ref()).await;
+                            }
                             (Kind::FenAfter, Some(m), _) => moves::fen_after(engine, fens, m).await,
                             (Kind::IsLegal, Some(m), _) => moves::is_legal(engine, fens, m).await,
                             (Kind::PositionStatus, _, _) => position::statuses(engine, fens).await,

@@ -290,7 +290,7 @@ fn result_page_in_the_browser() {
 }
 
 /// A validation report page (`validate --html`): the first game with an illegal move,
-/// 2. Nd4, drawn on the board before it as red arrows from both knights.
+/// 2. Nd4, drawn on the board before it as a red circle on d4 (no knight attacks it).
 #[test]
 fn report_page_in_the_browser() {
     let dir = folder("report");
@@ -321,11 +321,14 @@ fn report_page_in_the_browser() {
         hex(mark_color(sqlchess::chess::mark::MarkColor::Red)),
         MARK_OPACITY,
     );
-    // on c3 (dark, empty), along the arrow b1–d4
-    let (bx, by) = board.at("b1", (0.5, 0.5));
-    let (dx, dy) = board.at("d4", (0.5, 0.5));
-    let c = rgb(&shot, bx + (dx - bx) * 0.6, by + (dy - by) * 0.6);
-    assert!(near(c, red), "arrow b1–d4 over c3: {c:?}, want {red:?}");
+    // no knight attacks d4: a red circle on it (its ring near the square's right edge),
+    // d4's own colour inside
+    let ring = board.color(&shot, "d4", (0.96, 0.5));
+    assert!(near(ring, red), "red circle on d4: {ring:?}, want {red:?}");
+    assert!(
+        near(board.color(&shot, "d4", (0.5, 0.5)), dark),
+        "d4 inside the circle"
+    );
     // a1's rook, and a3 empty
     assert!(board.drawn(&shot, "a1", dark) > 20);
     assert!(near(board.color(&shot, "a3", (0.5, 0.5)), dark));

@@ -89,7 +89,9 @@ fn games_with_a_part_missing() {
     // no TimeControl: clocks but no time per move
     let svg = chart(&dir, "1", "g1.svg");
     assert!(
-        svg.contains(">\nno times per move in this game\n</text>"),
+        svg.contains(
+            ">\nno times per move in this game (no TimeControl tag with its base time)\n</text>"
+        ),
         "{svg}"
     );
     assert_eq!(count(&svg, "white-bar") + count(&svg, "black-bar"), 0);
@@ -149,7 +151,7 @@ fn errors_leave_no_file() {
     let svg = dir.join("g.svg");
     let png = dir.join("g.png");
     let nowhere = dir.join("no/such/folder/g.svg");
-    let cases: [(Vec<&str>, &str); 5] = [
+    let cases: [(Vec<&str>, &str); 6] = [
         (
             vec!["chart", "tests/data/pgn/missing.pgn", "--out", path(&svg)],
             "tests/data/pgn/missing.pgn: No such file",
@@ -166,6 +168,11 @@ fn errors_leave_no_file() {
         (
             vec!["chart", FIXTURE, "--out", path(&nowhere)],
             "no/such/folder/g.svg",
+        ),
+        // a file that is not PGN (text): its game 0 stops before a first move
+        (
+            vec!["chart", "tests/data/README.md", "--out", path(&svg)],
+            "has no legal move to chart",
         ),
     ];
     for (args, message) in cases {
@@ -184,4 +191,25 @@ fn errors_leave_no_file() {
         "{}",
         show(&help)
     );
+}
+
+/// A game read up to an illegal move: its legal plies charted, the error said in the chart
+/// and on stderr, exit status 0.
+#[test]
+fn a_game_with_an_illegal_move_is_charted_up_to_it() {
+    let dir = scratch("chart-illegal");
+    let out = dir.join("g.htm");
+    let run = run(&[
+        "chart",
+        "tests/data/pgn/illegal_moves.pgn",
+        "--game",
+        "1",
+        "--out",
+        path(&out),
+    ]);
+    assert!(run.status.success(), "{}", show(&run));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("stops at ply 3 (illegal_move)"));
+    let html = std::fs::read_to_string(&out).expect("chart written");
+    assert!(html.contains("class=\"stop\""), "{html}");
+    assert!(html.contains("the game stops at ply 3: illegal_move"));
 }

@@ -179,7 +179,36 @@ fn board_svg_in_sql() {
             Err(e) => e,
         };
         let msg = err.to_string();
-        assert!(msg.contains("row 2") && msg.contains("Xe2e4"), "{msg}");
+        assert!(msg.contains("of a row") && msg.contains("Xe2e4"), "{msg}");
+        // types and counts: the function's own errors
+        for (q, says) in [
+            (
+                "SELECT board_svg(42)".to_string(),
+                "argument 1 (fen) must be a string",
+            ),
+            (
+                format!("SELECT board_svg('{start}', 42)"),
+                "argument 2 (options) must be a string",
+            ),
+            ("SELECT board_svg()".to_string(), "takes 1 or 2 arguments"),
+        ] {
+            let msg = ctx.sql(&q).await.expect_err(&q).to_string();
+            assert!(msg.contains(says) && !msg.contains("bug"), "{q}: {msg}");
+        }
+        // a board is drawn whatever the attack rules say, as a literal as in a column
+        let not_to_move_in_check = "4k2R/8/8/8/8/8/8/4K3 w - - 0 1";
+        let b = query(
+            &ctx,
+            &format!("SELECT board_svg('{not_to_move_in_check}') AS s"),
+        )
+        .await;
+        assert!(b[0].column(0).is_valid(0));
+        let msg = ctx
+            .sql("SELECT board_svg('8/8/8 w - - 0 1')")
+            .await
+            .expect_err("a FEN breaking the FEN rules")
+            .to_string();
+        assert!(msg.contains("argument 1, the FEN"), "{msg}");
     });
 }
 
@@ -305,6 +334,21 @@ fn result_page() {
     assert_eq!(html.matches("<div class=\"board\">").count(), 10_000);
     assert!(html.len() < 50_000_000, "{} bytes", html.len());
 
+    // text from a PGN or a query is text, whatever it starts with; only board drawings
+    // are drawn
+    let injected = dir.path().join("injected.html");
+    let out = sqlchess(&[
+        "sql",
+        "SELECT * FROM (VALUES (1, '<svg onload=\"alert(1)\"></svg>'), \
+         (2, '<img src=x onerror=alert(1)>'), \
+         (3, '<svg xmlns=\"http://www.w3.org/2000/svg\"><use href=\"http://x/y#a\"/></svg>')) t(i, c)",
+        "--out",
+        injected.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&injected).unwrap();
+    assert!(!html.contains("<img") && !html.contains("onload=\"") && !html.contains("href=\"http"));
+    assert!(html.contains("&lt;svg onload="));
     let out = sqlchess(&[
         "sql",
         "SELEC 1",
@@ -314,7 +358,7 @@ fn result_page() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         files(dir.path()),
-        ["big.html", "r.html"],
+        ["big.html", "injected.html", "r.html"],
         "no file left behind"
     );
 }
@@ -335,14 +379,23 @@ fn report_page() {
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let html = std::fs::read_to_string(&page).unwrap();
-    assert!(html.contains("4 games"));
+    assert!(html.contains("<p>5 games</p>"));
     assert!(html.contains("<td>illegal_move</td><td>2</td>"), "{html}");
+    assert!(html.contains("<td>setup</td><td>1</td>"));
     assert!(html.contains("<td>checkmate</td><td>1</td>"));
-    assert_eq!(html.matches("<div class=\"game\">").count(), 3);
+    assert!(html.contains("<p>4 games</p>"), "games with an error");
+    assert_eq!(html.matches("<div class=\"game\">").count(), 4);
     assert!(html.contains("<code>Nd4</code>") && html.contains("<code>Zz9</code>"));
     assert!(html.contains("Token &lt;b&gt;"), "tags escaped");
-    // Nd4 drawn from both knights, Bh3 from both bishops
-    assert_eq!(html.matches("fill=\"#882020\"").count(), 4, "red arrows");
+    assert!(html.contains("FEN tag: <code>8/8/8/8/8/8/8/8 w - - 0 1</code>"));
+    // Nd4: no knight attacks d4, a red circle; Bh3: the pinned bishop's arrow (stage
+    // piece_attacks), none from f8
+    assert_eq!(html.matches("fill=\"#882020\"").count(), 1, "one red arrow");
+    assert_eq!(
+        html.matches("stroke=\"#882020\"").count(),
+        1,
+        "one red circle"
+    );
     let out = sqlchess(&["validate", "data/sample.pgn", "--html", "r.pdf"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains(".html"));

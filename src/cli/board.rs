@@ -33,8 +33,8 @@ pub struct Args {
     #[arg(long, value_name = "MARKS")]
     arrows: Option<String>,
     /// Width and height in pixels (32 to 4096).
-    #[arg(long, default_value_t = DEFAULT_SIZE)]
-    size: u32,
+    #[arg(long, default_value_t = DEFAULT_SIZE.to_string(), allow_negative_numbers = true)]
+    size: String,
     /// Leave out the coordinates (a–h, 1–8).
     #[arg(long)]
     no_coordinates: bool,
@@ -84,7 +84,7 @@ pub async fn run(engine: &Engine, args: Args) -> Result<ExitCode> {
             .transpose()
             .map_err(|e| usage(&e))?
             .unwrap_or_default(),
-        size: parse_size(&args.size.to_string()).map_err(|e| usage(&e))?,
+        size: parse_size(&args.size).map_err(|e| usage(&e))?,
         coordinates: !args.no_coordinates,
     };
     let setup = crate::parse_fen(&args.fen, false)?;

@@ -41,16 +41,18 @@ enum Kind {
 }
 
 /// Runs `sqlchess chart`. Errors ([`Error::Usage`], [`Error::Io`]; exit status 2 from
-/// `main`, no file written): an `--out` that is not `.svg` or `.html` or whose folder
-/// cannot be written, a FILE that does not exist or is not a file, a `--game` past the
-/// file's last game; a query's failure.
+/// `main`, no file written): an `--out` that is not `.svg` or `.html` (`.htm`) or whose
+/// folder cannot be written, a FILE that does not exist or is not a file, a `--game` past
+/// the file's last game, a game that stops before its first legal move (not PGN, a bad
+/// `FEN` tag, an illegal first move); a query's failure. A game that stops later is charted
+/// up to its error, which the chart and a warning on stderr name.
 pub async fn run(args: Args, config: &PipelineConfig) -> Result<ExitCode> {
     let kind = match extension(&args.out).as_deref() {
         Some("svg") => Kind::Svg,
-        Some("html") => Kind::Html,
+        Some("html" | "htm") => Kind::Html,
         _ => {
             return Err(Error::Usage(format!(
-                "--out {}: a chart is written as .svg or .html",
+                "--out {}: a chart is written as .svg or .html (.htm)",
                 args.out.display()
             )));
         }
@@ -77,7 +79,10 @@ pub async fn run(args: Args, config: &PipelineConfig) -> Result<ExitCode> {
     let n = args.game;
     let tags = collect(
         &ctx,
-        &format!("SELECT white, black, event, date FROM read_pgn({path}) WHERE game_index = {n}"),
+        &format!(
+            "SELECT white, black, event, date, plies, first_illegal_ply, error_kind, \
+             error_message FROM read_pgn({path}) WHERE game_index = {n}"
+        ),
     )
     .await?;
     let Some(batch) = tags.iter().find(|b| b.num_rows() > 0) else {
@@ -93,6 +98,27 @@ pub async fn run(args: Args, config: &PipelineConfig) -> Result<ExitCode> {
         tag("event")?.as_deref(),
         tag("date")?.as_deref(),
     );
+    // a game read only up to an error: its legal plies are charted, the error said; one
+    // that stops before its first move has nothing to chart
+    let legal = read::primitive::<UInt32Type>(batch, "plies")?.value(0);
+    let stop = match tag("error_kind")? {
+        Some(kind) => {
+            let ply = read::primitive::<UInt32Type>(batch, "first_illegal_ply")?;
+            let at = if ply.is_null(0) { 0 } else { ply.value(0) };
+            let message = tag("error_message")?.unwrap_or_default();
+            if legal == 0 {
+                return Err(Error::Usage(format!(
+                    "--game {n}: game {n} of {} has no legal move to chart ({kind}: {message})",
+                    args.file.display()
+                )));
+            }
+            note!(
+                "warning: game {n} stops at ply {at} ({kind}): the chart shows its {legal} legal plies"
+            );
+            Some(format!("the game stops at ply {at}: {kind}: {message}"))
+        }
+        None => None,
+    };
     let rows = collect(
         &ctx,
         &format!(
@@ -104,6 +130,7 @@ pub async fn run(args: Args, config: &PipelineConfig) -> Result<ExitCode> {
     let mut game = GameSeries {
         title,
         plies: vec![],
+        stop,
     };
     for batch in &rows {
         game.plies.extend(plies(batch)?);

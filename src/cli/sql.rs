@@ -220,7 +220,8 @@ fn is_html(path: &Path) -> bool {
 
 /// `--format html`: the rows of `df` as one page ([`sqlchess::picture::page`]), written
 /// whole to `--out` (or standard output); its boards' checks found by an engine of
-/// `config` made here.
+/// `config` made here. The query runs for the rows shown; when there are more, once more
+/// as `count(*)` for the count the page states.
 async fn write_page(
     df: datafusion::prelude::DataFrame,
     query: &str,
@@ -230,9 +231,21 @@ async fn write_page(
     use sqlchess::picture::page::{DEFAULT_MAX_ROWS, ResultPage};
     let engine = sqlchess::Engine::new(config.clone()).await?;
     let mut page = ResultPage::new(query, df.schema().inner().clone(), DEFAULT_MAX_ROWS);
-    let mut stream = df.execute_stream().await?;
+    // the rows shown, and the count of all rows only when there are more: `count(*)`
+    // computes none of the columns (a board_svg of millions of rows is not drawn)
+    let mut stream = df
+        .clone()
+        .limit(0, Some(DEFAULT_MAX_ROWS + 1))?
+        .execute_stream()
+        .await?;
+    let mut shown = 0;
     while let Some(b) = stream.next().await {
-        page.add(&engine, &b?).await?;
+        let b = b?;
+        shown += b.num_rows();
+        page.add(&engine, &b).await?;
+    }
+    if shown > DEFAULT_MAX_ROWS {
+        page.set_total_rows(df.count().await? as u64);
     }
     let html = page.finish();
     match out {

@@ -55,9 +55,10 @@ pub struct Args {
     /// one page). Checked before the run, written whole after it.
     #[arg(long, value_name = "FILE")]
     profile_out: Option<PathBuf>,
-    /// Also write a report page here (.html): counts by status and error kind, and the
-    /// first 100 games with an illegal move, each with the board before it, the move drawn,
-    /// the token, the error and the tags. Written when the run ends (not after Ctrl-C).
+    /// Also write a report page here (.html): counts by status and error kind, the inputs
+    /// not read, and the first 100 games with an error, each with the board before the move
+    /// (the move drawn, its token), the error and the tags. Written when the run ends (not
+    /// after Ctrl-C).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
 }
@@ -147,11 +148,14 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
             t0,
         )
     };
+    // the inputs not read (or not to their end), for the report page
+    let mut unread: Vec<(String, String)> = vec![];
     'inputs: for input in &inputs {
         let reader = match input.open(&bytes) {
             Ok(r) => r,
             Err(e) => {
                 pb.suspend(|| note!("error: {e}"));
+                unread.push((input.name.clone(), e.to_string()));
                 io_errors += 1;
                 continue;
             }
@@ -166,6 +170,7 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
                             input.name
                         )
                     });
+                    unread.push((input.name.clone(), format!("{e} (the rest is not read)")));
                     io_errors += 1;
                     break;
                 }
@@ -210,9 +215,12 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         if let Some(w) = plies {
             w.finish()?;
         }
-        if let (Some(page), Some(path), Some(engine)) =
+        if let (Some(mut page), Some(path), Some(engine)) =
             (page, &args.html, validator.engines().first())
         {
+            for (input, message) in &unread {
+                page.add_input_error(input, message);
+            }
             let html = page.finish(engine).await?;
             sqlchess::io::whole_file::write_whole(path, html.as_bytes())?;
         }

@@ -13,8 +13,8 @@ use crate::error::{Error, Result};
 /// A temporary file in `path`'s folder, named after it, made as `File::create` makes files
 /// (the umask applies); its `TempPath` deletes it when dropped, `persist(path)` renames it.
 ///
-/// Errors: [`Error::Io`] naming `path` (its folder does not exist or is not writable, it
-/// is not a file name).
+/// Errors: [`Error::Io`] naming `path` (its folder does not exist, or is not writable, or
+/// it is not a file name).
 pub fn temp_beside(path: &Path) -> Result<(File, TempPath)> {
     let io = |source| Error::Io {
         path: path.display().to_string(),
@@ -24,6 +24,12 @@ pub fn temp_beside(path: &Path) -> Result<(File, TempPath)> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    if !folder.is_dir() {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("no folder {}", folder.display()),
+        )));
+    }
     let file_name = path.file_name().ok_or_else(|| {
         io(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,

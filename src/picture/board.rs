@@ -105,9 +105,11 @@ pub enum OptionError {
 
 impl BoardOptions {
     /// Reads options written as words separated by spaces (`board_svg`'s second argument):
-    /// `flip`, `lastmove=e2e4` (a move in UCI: from and to square, a promotion letter
-    /// allowed), `arrows=Ge2e4,Rd8d1,Gd4` (marks, [`Mark::parse_list`]), `size=N` (pixels,
-    /// 32 to 4096), `coordinates=no` (or `yes`). An empty text is the default.
+    /// `flip` (or `flip=yes`/`no`), `lastmove=e2e4` (a move in UCI: from and to square, a
+    /// promotion letter allowed), `arrows=Ge2e4,Rd8d1,Gd4` (marks, [`Mark::parse_list`]),
+    /// `size=N` (pixels, 32 to 4096), `coordinates=no` (or `yes`). Names are read in any
+    /// case; a later word overrides an earlier one (arrows add up). An empty text is the
+    /// default.
     ///
     /// Errors: [`OptionError`] naming the option or token.
     pub fn parse(text: &str) -> Result<BoardOptions, OptionError> {
@@ -119,26 +121,28 @@ impl BoardOptions {
             };
             match (name.to_ascii_lowercase().as_str(), value) {
                 ("flip" | "flipped", None) => options.flipped = true,
+                ("flip" | "flipped", Some(v)) => options.flipped = yes_or_no("flip", v)?,
                 ("lastmove", Some(v)) => options.last_move = Some(parse_last_move(v)?),
                 ("arrows", Some(v)) => options.marks.extend(Mark::parse_list(v)?),
                 ("size", Some(v)) => options.size = parse_size(v)?,
-                ("coordinates", Some(v)) => {
-                    options.coordinates = match v.to_ascii_lowercase().as_str() {
-                        "yes" | "true" | "on" => true,
-                        "no" | "false" | "off" => false,
-                        _ => {
-                            return Err(OptionError::Value {
-                                option: "coordinates",
-                                value: v.into(),
-                                expected: "yes or no",
-                            });
-                        }
-                    }
-                }
+                ("coordinates", Some(v)) => options.coordinates = yes_or_no("coordinates", v)?,
                 _ => return Err(OptionError::Unknown(word.to_string())),
             }
         }
         Ok(options)
+    }
+}
+
+/// `yes`/`true`/`on` or `no`/`false`/`off` (any case). Errors: [`OptionError::Value`].
+fn yes_or_no(option: &'static str, value: &str) -> Result<bool, OptionError> {
+    match value.to_ascii_lowercase().as_str() {
+        "yes" | "true" | "on" => Ok(true),
+        "no" | "false" | "off" => Ok(false),
+        _ => Err(OptionError::Value {
+            option,
+            value: value.into(),
+            expected: "yes or no",
+        }),
     }
 }
 

@@ -201,6 +201,9 @@ pub struct GameSeries {
     pub title: String,
     /// The plies, in order (empty for a game without moves).
     pub plies: Vec<PlyPoint>,
+    /// Why the plies stop early, when they do (`the game stops at ply 3: illegal_move …`),
+    /// written under the title.
+    pub stop: Option<String>,
 }
 
 /// A game's title from its tags: `White – Black, Event, Date`, each part left out when the
@@ -268,6 +271,14 @@ pub fn game_chart_svg(game: &GameSeries) -> String {
         )
         .add(panel(EVAL_TOP, EVAL_BOTTOM))
         .add(panel(TIME_TOP, TIME_BOTTOM));
+    if let Some(stop) = &game.stop {
+        doc = doc.add(
+            text(WIDTH / 2.0, EVAL_TOP - 4.0, stop, 11.0)
+                .set("class", "stop")
+                .set("text-anchor", "middle")
+                .set("fill", colors::BLUNDER),
+        );
+    }
 
     // the evaluation: areas, middle line, curve, judgements
     let points: Vec<(f64, f64)> = (1..=n)
@@ -369,11 +380,15 @@ pub fn game_chart_svg(game: &GameSeries) -> String {
     }
     let legend = match (longest_move, longest_clock) {
         (Some(m), Some(c)) => format!(
-            "time per move (bars, longest {}), clock (lines, longest {})",
+            "time per move (bars, longest {}), clock (lines: White green, Black purple, \
+             longest {})",
             seconds(m),
             seconds(c)
         ),
-        (None, Some(c)) => format!("clock (lines, longest {})", seconds(c)),
+        (None, Some(c)) => format!(
+            "clock (lines: White green, Black purple, longest {})",
+            seconds(c)
+        ),
         (Some(m), None) => format!("time per move (bars, longest {})", seconds(m)),
         (None, None) => String::new(),
     };
@@ -383,7 +398,9 @@ pub fn game_chart_svg(game: &GameSeries) -> String {
     let note = match (n, longest_move, longest_clock) {
         (0, _, _) => Some("no moves in this game"),
         (_, _, None) => Some("no clock times in this game"),
-        (_, None, Some(_)) => Some("no times per move in this game"),
+        (_, None, Some(_)) => {
+            Some("no times per move in this game (no TimeControl tag with its base time)")
+        }
         _ => None,
     };
     if let Some(note) = note {
@@ -604,6 +621,7 @@ mod tests {
                     (Some(1.0), Some(179.0)),
                 ),
             ],
+            stop: None,
         }
     }
 
@@ -714,7 +732,9 @@ mod tests {
         }
         let svg = game_chart_svg(&no_times);
         assert!(
-            svg.contains(">\nno times per move in this game\n</text>"),
+            svg.contains(
+                ">\nno times per move in this game (no TimeControl tag with its base time)\n</text>"
+            ),
             "{svg}"
         );
         assert_eq!(count(&svg, "white-clock"), 1);
@@ -722,6 +742,7 @@ mod tests {
         let empty = GameSeries {
             title: chart_title(None, None, Some("?"), Some("????.??.??")),
             plies: vec![],
+            stop: None,
         };
         let svg = game_chart_svg(&empty);
         parses(&svg);

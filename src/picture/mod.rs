@@ -3,7 +3,8 @@
 //! layers' results: a query's rows as one HTML page ([`page`]), a game's evaluation and
 //! clock ([`game_chart`]), the pipeline's profile and a stage's physical plan
 //! ([`profile_chart`], [`plan_tree`]), and a validation run's report ([`report_page`]).
-//! Everything is drawn offline: no fonts, scripts or files from elsewhere.
+//! Everything is drawn offline: nothing is fetched from elsewhere, no script runs; boards
+//! need no font (their coordinates are strokes), charts' text uses the viewer's sans-serif.
 
 pub mod board;
 pub mod game_chart;

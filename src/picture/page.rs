@@ -3,8 +3,9 @@
 //! shows the board beside the text. No scripts, styles or fonts from elsewhere.
 //!
 //! A column holds positions when its name is one of [`FEN_COLUMNS`] (its values are FENs:
-//! each valid one gets a board, the check marker from stage `checkers`), or when its values
-//! are SVG documents (a `board_svg` result: drawn as they are). The pieces, squares and
+//! each valid one gets a board, the check marker from stage `checkers`); a value that is a
+//! `board_svg` drawing is drawn (checked to be one: see [`drawn_board`]; any other text,
+//! however it starts, is shown as text, escaped). The pieces, squares and
 //! coordinates are defined once per page ([`board::page_defs`]) and every board `<use>`s
 //! them. At most `max_rows` rows are written (the count of all rows is stated), so a large
 //! result gives a page of bounded size: about 2.5 kB per board.
@@ -69,30 +70,31 @@ impl ResultPage {
             return Ok(());
         }
         let batch = batch.slice(0, shown);
-        let options = FormatOptions::default().with_null("NULL");
+        let options = FormatOptions::default();
         let mut cells: Vec<Vec<String>> = vec![Vec::with_capacity(shown); batch.num_columns()];
         for (c, column) in batch.columns().iter().enumerate() {
             let name = self.schema.field(c).name().as_str();
             let text = text_column(column.as_ref());
-            let boards = match &text {
-                Some(t) if FEN_COLUMNS.contains(&name) => Some(fen_boards(engine, t).await?),
-                Some(t) if is_svg_column(t) => Some(
-                    (0..t.len())
-                        .map(|r| t.is_valid(r).then(|| without_defs(t.value(r))))
-                        .collect(),
-                ),
-                _ => None,
+            let is_fen = FEN_COLUMNS.contains(&name);
+            let boards: Vec<Option<String>> = match &text {
+                Some(t) if is_fen => fen_boards(engine, t).await?,
+                Some(t) => (0..t.len())
+                    .map(|r| t.is_valid(r).then(|| t.value(r)).and_then(drawn_board))
+                    .collect(),
+                None => vec![None; shown],
             };
             let formatter = ArrayFormatter::try_new(column.as_ref(), &options)?;
-            for r in 0..shown {
-                let mut cell = String::new();
-                if let Some(Some(svg)) = boards.as_ref().map(|b| &b[r]) {
-                    let _ = write!(cell, r#"<div class="board">{svg}</div>"#);
-                }
-                // an SVG value is shown as its board only
-                if boards.is_none() || FEN_COLUMNS.contains(&name) {
-                    cell.push_str(&escape(&formatter.value(r).to_string()));
-                }
+            for (r, board) in boards.iter().enumerate().take(shown) {
+                let cell = match board {
+                    // a board_svg value is shown as its board only
+                    Some(svg) if !is_fen => format!(r#"<div class="board">{svg}</div>"#),
+                    _ if column.is_null(r) => NULL_CELL.to_string(),
+                    Some(svg) => format!(
+                        r#"<div class="board">{svg}</div>{}"#,
+                        escape(&formatter.value(r).to_string())
+                    ),
+                    None => escape(&formatter.value(r).to_string()),
+                };
                 cells[c].push(cell);
             }
         }
@@ -104,6 +106,12 @@ impl ResultPage {
             self.body.push_str("</tr>\n");
         }
         Ok(())
+    }
+
+    /// Sets the count of the result's rows the page states, when it was given only the
+    /// first rows (`total` at least those added).
+    pub fn set_total_rows(&mut self, total: u64) {
+        self.rows = self.rows.max(total);
     }
 
     /// The page.
@@ -142,35 +150,101 @@ impl ResultPage {
 const STYLE: &str = "body{font-family:sans-serif;margin:16px;background:#fff;color:#222}\
     .query{background:#f4f4f4;padding:8px;white-space:pre-wrap}\
     table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;vertical-align:top;\
-    text-align:left;font-size:13px}.board{margin-bottom:2px}";
+    text-align:left;font-size:13px}.board{margin-bottom:2px}.null{color:#999;font-style:italic}";
 
-/// A string column's values (any string type), or `None` for another type.
+/// A string column's values (any string type, or a dictionary of strings), or `None` for
+/// another type.
 fn text_column(column: &dyn Array) -> Option<StringArray> {
-    match column.data_type() {
-        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 => cast(column, &DataType::Utf8)
-            .ok()
-            .and_then(|a| a.as_any().downcast_ref::<StringArray>().cloned()),
-        _ => None,
-    }
-}
-
-/// Whether a string column holds SVG documents (its first non-NULL value is one).
-fn is_svg_column(values: &StringArray) -> bool {
-    values
-        .iter()
+    let is_text =
+        |t: &DataType| matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8);
+    let text = match column.data_type() {
+        DataType::Dictionary(_, value) => is_text(value),
+        t => is_text(t),
+    };
+    text.then(|| cast(column, &DataType::Utf8).ok())
         .flatten()
-        .next()
-        .is_some_and(|v| v.starts_with("<svg"))
+        .and_then(|a| a.as_any().downcast_ref::<StringArray>().cloned())
 }
 
-/// A board drawn by `board_svg` without its own `<defs>` (the page has them).
-fn without_defs(svg: &str) -> String {
-    match (svg.find("<defs>"), svg.find("</defs>")) {
-        (Some(from), Some(to)) if from < to => {
-            format!("{}{}", &svg[..from], &svg[to + "</defs>".len()..])
-        }
-        _ => svg.to_string(),
+/// How a NULL cell is shown (unlike the text `NULL`).
+const NULL_CELL: &str = r#"<span class="null">NULL</span>"#;
+
+/// The elements a board of `board_svg` is made of.
+const BOARD_ELEMENTS: [&str; 11] = [
+    "svg",
+    "defs",
+    "symbol",
+    "g",
+    "path",
+    "rect",
+    "circle",
+    "use",
+    "radialGradient",
+    "stop",
+    "title",
+];
+
+/// The attributes a board of `board_svg` has (a `href` only to an id of the page).
+const BOARD_ATTRIBUTES: [&str; 26] = [
+    "xmlns",
+    "width",
+    "height",
+    "viewBox",
+    "id",
+    "class",
+    "x",
+    "y",
+    "cx",
+    "cy",
+    "r",
+    "d",
+    "fill",
+    "fill-opacity",
+    "fill-rule",
+    "stroke",
+    "stroke-width",
+    "stroke-opacity",
+    "stroke-linecap",
+    "stroke-linejoin",
+    "style",
+    "href",
+    "offset",
+    "stop-color",
+    "stop-opacity",
+    "transform",
+];
+
+/// A `board_svg` drawing as the page shows it, without its own `<defs>` (the page has
+/// them): only when `value` is an SVG document of the elements and attributes boards are
+/// made of (no script, no event attribute, no link out of the page, no style beyond the
+/// pieces' own), else `None` (the value is shown as escaped text). This keeps text from a
+/// PGN file (`<svg onload=…>` in a comment) from running in the page.
+fn drawn_board(value: &str) -> Option<String> {
+    if !value.starts_with("<svg") {
+        return None;
     }
+    let doc = resvg::usvg::roxmltree::Document::parse(value).ok()?;
+    let allowed = doc.descendants().filter(|n| n.is_element()).all(|n| {
+        BOARD_ELEMENTS.contains(&n.tag_name().name())
+            && n.attributes().all(|a| {
+                BOARD_ATTRIBUTES.contains(&a.name())
+                    && (a.name() != "href" || a.value().starts_with('#'))
+                    && (a.name() != "style" || !a.value().contains(['(', '@', '\\']))
+                    && a.value()
+                        .split("url(")
+                        .skip(1)
+                        .all(|rest| rest.starts_with('#'))
+            })
+    });
+    if !allowed {
+        return None;
+    }
+    Some(match (value.find("<defs>"), value.find("</defs>")) {
+        (Some(from), Some(to)) if from < to => {
+            format!("{}{}", &value[..from], &value[to + "</defs>".len()..])
+        }
+        _ => value.to_string(),
+    })
 }
 
 /// The board of each FEN ([`Defs::Page`]); `None` for NULL and bad FENs.

@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, StringArray};
 
-use super::{distinct, shown};
+use datafusion::common::{ScalarValue, plan_err};
+use datafusion::logical_expr::ReturnFieldArgs;
+
+use super::{distinct, literal_texts, shown};
 use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::picture::board::{BoardOptions, Defs, board_svg, in_check};
@@ -15,8 +18,8 @@ use crate::picture::board::{BoardOptions, Defs, board_svg, in_check};
 /// default); NULL for a NULL FEN or one breaking the FEN rules ([`Setup::from_fen_auto`]).
 /// Each distinct FEN is loaded once, each distinct options text parsed once.
 ///
-/// Errors: [`crate::Error::Picture`] naming the row (1-based in the batch) and the options
-/// for options that do not parse ([`BoardOptions::parse`]); pipeline failures.
+/// Errors: [`crate::Error::Picture`] quoting the options of a row that do not parse
+/// ([`BoardOptions::parse`]); pipeline failures.
 pub(super) async fn board_svgs(
     engine: &Engine,
     fens: &StringArray,
@@ -49,8 +52,7 @@ pub(super) async fn board_svgs(
                         Ok(o) => parsed.insert(t, o),
                         Err(e) => {
                             return Err(crate::Error::Picture(format!(
-                                "board_svg: row {}, argument 2, the options {}: {e}",
-                                row + 1,
+                                "board_svg: argument 2, the options {} of a row: {e}",
                                 shown(t)
                             )));
                         }
@@ -62,4 +64,30 @@ pub(super) async fn board_svgs(
         out.push(Some(board_svg(&good[p], options, checks[p], Defs::Own)));
     }
     Ok(Arc::new(StringArray::from(out)))
+}
+
+/// Checks literal arguments when planned: a FEN must keep the FEN rules (the board is drawn
+/// whatever the attack rules say of it, as in a column and by `sqlchess board`), options
+/// must parse. Errors: a plan error naming the argument and what is wrong.
+pub(super) fn check_literals(args: &ReturnFieldArgs) -> datafusion::common::Result<()> {
+    let literal = |i: usize| match args.scalar_arguments.get(i) {
+        Some(Some(
+            v @ (ScalarValue::Utf8(_) | ScalarValue::Utf8View(_) | ScalarValue::LargeUtf8(_)),
+        )) => literal_texts(v).pop(),
+        _ => None,
+    };
+    if let Some(fen) = literal(0)
+        && let Err(e) = Setup::from_fen_auto(&fen)
+    {
+        return plan_err!(
+            "board_svg(fen, …): argument 1, the FEN {}, is not a valid position: field {e}",
+            shown(&fen)
+        );
+    }
+    if let Some(text) = literal(1)
+        && let Err(e) = BoardOptions::parse(&text)
+    {
+        return plan_err!("board_svg: argument 2, the options {}: {e}", shown(&text));
+    }
+    Ok(())
 }

@@ -51,7 +51,7 @@ use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{DataFusionError, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::{
     ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
-    TypeSignature, Volatility,
+    Volatility,
 };
 
 use super::engines::{EnginePool, with_engine};
@@ -136,10 +136,8 @@ impl Kind {
             Kind::MatchesSubfen | Kind::MaterialMatches => {
                 Signature::user_defined(Volatility::Immutable)
             }
-            Kind::BoardSvg => Signature::one_of(
-                vec![TypeSignature::String(1), TypeSignature::String(2)],
-                Volatility::Immutable,
-            ),
+            // one or two strings: checked and cast by `coerce_types`
+            Kind::BoardSvg => Signature::user_defined(Volatility::Immutable),
             _ => Signature::string(1, Volatility::Immutable),
         }
     }
@@ -273,11 +271,14 @@ impl ScalarUDFImpl for ChessFunction {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        if self.kind == Kind::BoardSvg {
+            return board_svg_argument_types(arg_types);
+        }
         self.pattern_argument_types(arg_types)
     }
 
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
-        if self.kind != Kind::FenError
+        if !matches!(self.kind, Kind::FenError | Kind::BoardSvg)
             && let Some(Some(
                 ScalarValue::Utf8(Some(fen))
                 | ScalarValue::Utf8View(Some(fen))
@@ -289,12 +290,8 @@ impl ScalarUDFImpl for ChessFunction {
         if matches!(self.kind, Kind::MatchesSubfen | Kind::MaterialMatches) {
             self.check_pattern_arguments(&args)?;
         }
-        if self.kind == Kind::BoardSvg
-            && let Some(Some(options)) = args.scalar_arguments.get(1)
-            && let Some(text) = literal_texts(options).pop()
-            && let Err(e) = crate::picture::board::BoardOptions::parse(&text)
-        {
-            return plan_err!("board_svg: argument 2, the options {}: {e}", shown(&text));
+        if self.kind == Kind::BoardSvg {
+            board::check_literals(&args)?;
         }
         Ok(Arc::new(Field::new(
             self.kind.name(),
@@ -454,6 +451,33 @@ impl ChessFunction {
         }
         Ok(())
     }
+}
+
+/// The argument types of `board_svg(fen [, options])`, to which DataFusion casts the
+/// arguments: Utf8 for each (any string type, a dictionary of strings, NULL). Errors: a
+/// plan error naming the function and the argument (count or type).
+fn board_svg_argument_types(types: &[DataType]) -> Result<Vec<DataType>> {
+    if types.is_empty() || types.len() > 2 {
+        return plan_err!(
+            "board_svg(fen [, options]) takes 1 or 2 arguments, not {}",
+            types.len()
+        );
+    }
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if is_text(t) {
+                Ok(DataType::Utf8)
+            } else {
+                plan_err!(
+                    "board_svg: argument {} ({}) must be a string, not {t}",
+                    i + 1,
+                    ["fen", "options"][i]
+                )
+            }
+        })
+        .collect()
 }
 
 /// A text as an error message quotes it: at most 120 characters, then `…` and its length.

@@ -12,10 +12,11 @@ use std::fmt::Write as _;
 use datafusion::arrow::datatypes::UInt64Type;
 use svg::Document;
 use svg::node::Blob;
-use svg::node::element::{Circle, Definitions, Group, Path, Rectangle, Use};
+use svg::node::element::{Circle, Definitions, Group, Path, Use};
 
-use super::glyphs::{self, GLYPH_HEIGHT, GLYPH_STROKE, GLYPH_WIDTH, round};
+use super::glyphs::{self, GLYPH_HEIGHT, GLYPH_STROKE, GLYPH_WIDTH};
 use super::pieces;
+use super::shapes::{rect, round};
 use crate::chess::mark::{Mark, MarkColor, MarkError};
 use crate::chess::role::Role;
 use crate::chess::setup::Setup;
@@ -254,14 +255,14 @@ pub fn board_svg(setup: &Setup, options: &BoardOptions, in_check: bool, defs: De
         for sq in [from, to] {
             let (x, y) = corner(sq, options.flipped);
             doc = doc.add(
-                rect_at(x, y, SQUARE, colors::LAST_MOVE)
+                rect(x, y, SQUARE, SQUARE, colors::LAST_MOVE)
                     .set("fill-opacity", colors::LAST_MOVE_OPACITY),
             );
         }
     }
     if in_check && let Some(king) = king_square(setup) {
         let (x, y) = corner(king, options.flipped);
-        doc = doc.add(rect_at(x, y, SQUARE, "url(#check)"));
+        doc = doc.add(rect(x, y, SQUARE, SQUARE, "url(#check)"));
     }
     let mut pieces_group = Group::new();
     for (sq, piece) in setup.board.iter().enumerate() {
@@ -349,8 +350,14 @@ pub fn mark_color(color: MarkColor) -> &'static str {
 /// that orientation draws under its pieces.
 fn background(flipped: bool, coordinates: bool) -> Group {
     let mut g = Group::new()
-        .add(rect_at(0.0, 0.0, BOARD_UNITS, colors::MARGIN))
-        .add(rect_at(MARGIN, MARGIN, 8.0 * SQUARE, colors::LIGHT))
+        .add(rect(0.0, 0.0, BOARD_UNITS, BOARD_UNITS, colors::MARGIN))
+        .add(rect(
+            MARGIN,
+            MARGIN,
+            8.0 * SQUARE,
+            8.0 * SQUARE,
+            colors::LIGHT,
+        ))
         .add(
             Path::new()
                 .set("fill", colors::DARK)
@@ -411,15 +418,6 @@ pub fn corner(sq: u8, flipped: bool) -> (f64, f64) {
 pub fn center(sq: u8, flipped: bool) -> (f64, f64) {
     let (x, y) = corner(sq, flipped);
     (x + SQUARE / 2.0, y + SQUARE / 2.0)
-}
-
-fn rect_at(x: f64, y: f64, side: f64, fill: &str) -> Rectangle {
-    Rectangle::new()
-        .set("x", round(x))
-        .set("y", round(y))
-        .set("width", side)
-        .set("height", side)
-        .set("fill", fill)
 }
 
 /// The 32 dark squares as one path (a1 is dark; the same whichever side is at the bottom).

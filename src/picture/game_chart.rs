@@ -45,8 +45,8 @@ use std::fmt::Write as _;
 use svg::Document;
 use svg::node::element::{Circle, Group, Line, Path, Rectangle, Text};
 
-use super::glyphs::round;
 use super::page::escape;
+use super::shapes::{self, rect, round};
 use crate::chess::color::Color;
 
 /// The chart's width, in pixels (and drawing units).
@@ -499,15 +499,6 @@ fn seconds(s: f64) -> String {
     }
 }
 
-fn rect(x: f64, y: f64, w: f64, h: f64, fill: &str) -> Rectangle {
-    Rectangle::new()
-        .set("x", round(x))
-        .set("y", round(y))
-        .set("width", round(w))
-        .set("height", round(h))
-        .set("fill", fill)
-}
-
 /// A panel's background from `top` to `bottom` under the plot.
 fn panel(top: f64, bottom: f64) -> Rectangle {
     rect(
@@ -532,11 +523,7 @@ fn hline(y: f64, color: &str) -> Line {
 
 /// Text at (`x`, baseline `y`), control characters as spaces (XML has no place for them).
 fn text(x: f64, y: f64, content: &str, size: f64) -> Text {
-    Text::new(content.replace(char::is_control, " "))
-        .set("x", round(x))
-        .set("y", round(y))
-        .set("font-size", size)
-        .set("fill", colors::INK)
+    shapes::text(x, y, size, content.replace(char::is_control, " ")).set("fill", colors::INK)
 }
 
 /// A panel's note, centred on the plot at baseline `y`.

@@ -3,6 +3,8 @@
 //! Each glyph is a path of absolute `M`, `L`, `H`, `V` and `Q` commands on a box 4 units
 //! wide and 6 high (the baseline at 6; `g` goes below it to 8), drawn with a round stroke.
 
+use super::shapes::round;
+
 /// The width of a glyph's box, in glyph units.
 pub const GLYPH_WIDTH: f64 = 4.0;
 /// The height of a glyph's box above the baseline, in glyph units.
@@ -85,11 +87,6 @@ pub fn push_glyph(path: &mut String, c: char, (x, y): (f64, f64), scale: f64) {
 }
 
 /// A coordinate as the drawings write it: at most two decimals.
-#[must_use]
-pub fn round(v: f64) -> f64 {
-    (v * 100.0).round() / 100.0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

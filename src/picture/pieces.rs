@@ -71,20 +71,9 @@ pub fn all() -> impl Iterator<Item = Piece> {
         crate::chess::color::Color::Black,
     ]
     .into_iter()
-    .flat_map(|color| ROLES.into_iter().map(move |role| Piece { color, role }))
+    .flat_map(|color| Role::ALL.into_iter().map(move |role| Piece { color, role }))
 }
 
-/// The roles in the drawings' order.
-const ROLES: [Role; 6] = [
-    Role::Pawn,
-    Role::Knight,
-    Role::Bishop,
-    Role::Rook,
-    Role::Queen,
-    Role::King,
-];
-
 fn index(piece: Piece) -> usize {
-    let role = ROLES.iter().position(|r| *r == piece.role).unwrap_or(0);
-    usize::from(piece.color == crate::chess::color::Color::Black) * 6 + role
+    usize::from(piece.color == crate::chess::color::Color::Black) * 6 + piece.role as usize
 }

@@ -25,10 +25,10 @@
 use std::fmt::Write as _;
 
 use svg::Document;
-use svg::node::element::{Group, Path, Rectangle, Text, Title};
+use svg::node::element::{Group, Path, Rectangle, Title};
 
-use super::glyphs::round;
 use super::profile_chart::thousands;
+use super::shapes::{round, text};
 use crate::profile::{Explanation, PlanNode, StagePlans, format_bytes};
 
 /// A box's width, in drawing units.
@@ -192,13 +192,6 @@ fn place<'a>(
 /// Whether any operator of the tree was read with metrics.
 fn has_metrics(node: &PlanNode) -> bool {
     node.with_metrics || node.children.iter().any(has_metrics)
-}
-
-fn text(x: f64, y: f64, size: f64, content: impl Into<String>) -> Text {
-    Text::new(content)
-        .set("x", round(x))
-        .set("y", round(y))
-        .set("font-size", size)
 }
 
 /// The drawing of `pictures` stacked top to bottom, under `notes` (one line each, the first

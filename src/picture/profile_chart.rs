@@ -58,10 +58,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use svg::Document;
-use svg::node::element::{Group, Line, Rectangle, Text, Title};
+use svg::node::element::{Group, Line, Title};
 
-use super::glyphs::round;
 use super::page::escape;
+use super::shapes::{rect, round, text};
 use crate::error::{Error, Result};
 use crate::profile::{PipelineKind, ProfileReport, ProfileRow, format_bytes};
 use crate::stages::{Stage, StaticTable};
@@ -377,22 +377,6 @@ fn tooltip(pipeline: PipelineKind, r: &ProfileRow) -> String {
         ms(r.static_join),
         r.peak_memory.map_or_else(|| "-".to_string(), format_bytes)
     )
-}
-
-fn text(x: f64, y: f64, size: f64, content: impl Into<String>) -> Text {
-    Text::new(content)
-        .set("x", round(x))
-        .set("y", round(y))
-        .set("font-size", size)
-}
-
-fn rect(x: f64, y: f64, w: f64, h: f64, fill: &str) -> Rectangle {
-    Rectangle::new()
-        .set("x", round(x))
-        .set("y", round(y))
-        .set("width", round(w))
-        .set("height", round(h))
-        .set("fill", fill)
 }
 
 /// The chart of `report` as an SVG document (see the module's docs for the layout).

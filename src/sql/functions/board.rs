@@ -9,7 +9,7 @@ use datafusion::arrow::array::{Array, ArrayRef, StringArray};
 use datafusion::common::{ScalarValue, plan_err};
 use datafusion::logical_expr::ReturnFieldArgs;
 
-use super::{distinct, literal_texts, shown};
+use super::{distinct, good_positions, literal_texts, shown};
 use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::picture::board::{BoardOptions, Defs, board_svg, in_check};
@@ -26,14 +26,7 @@ pub(super) async fn board_svgs(
     options: Option<&StringArray>,
 ) -> crate::Result<ArrayRef> {
     let (rows, unique) = distinct(fens);
-    let mut rank: Vec<Option<usize>> = vec![None; unique.len()];
-    let mut good: Vec<Setup> = vec![];
-    for (i, fen) in unique.iter().enumerate() {
-        if let Ok(s) = Setup::from_fen_auto(fen) {
-            rank[i] = Some(good.len());
-            good.push(s);
-        }
-    }
+    let (rank, good) = good_positions(unique.iter().map(|f| Setup::from_fen_auto(f).ok()));
     let checks = in_check(engine, &good).await?;
     let mut parsed: HashMap<&str, BoardOptions> = HashMap::new();
     let default = BoardOptions::default();

@@ -581,6 +581,25 @@ fn distinct(values: &StringArray) -> (Vec<Option<usize>>, Vec<&str>) {
     (rows, unique)
 }
 
+/// The good positions among those of the distinct FENs (`None`: a bad FEN), in order, and
+/// per distinct FEN its index among the good ones: the positions a stage runs on and how
+/// each row finds its own.
+fn good_positions(
+    setups: impl IntoIterator<Item = Option<Setup>>,
+) -> (Vec<Option<usize>>, Vec<Setup>) {
+    let mut good = vec![];
+    let rank = setups
+        .into_iter()
+        .map(|s| {
+            s.map(|s| {
+                good.push(s);
+                good.len() - 1
+            })
+        })
+        .collect();
+    (rank, good)
+}
+
 /// FENs checked by the FEN rules ([`Setup::from_fen`]) and the attack rules
 /// ([`Engine::check_setups`], stage `setup_checks`); the positions of the good ones stay
 /// loaded in the engine (with the legal-move stages run) when any is good.

@@ -10,7 +10,7 @@ use datafusion::arrow::array::{
 use datafusion::arrow::compute::{cast, concat_batches, take};
 use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema};
 
-use super::{check_fens, distinct, list_column, statuses_of};
+use super::{check_fens, distinct, good_positions, list_column, statuses_of};
 use crate::chess::san::{SanToken, parse_san};
 use crate::chess::setup::Setup;
 use crate::engine::Engine;
@@ -121,14 +121,7 @@ pub(super) async fn legal_moves_lists(engine: &Engine, fens: &StringArray) -> Re
     let (rows, unique) = distinct(fens);
     let checked = check_fens(engine, &unique).await?;
     // rank among the good positions, per distinct FEN
-    let mut rank: Vec<Option<usize>> = vec![None; unique.len()];
-    let mut good: Vec<Setup> = vec![];
-    for (i, r) in checked.iter().enumerate() {
-        if let Ok(s) = r {
-            rank[i] = Some(good.len());
-            good.push(*s);
-        }
-    }
+    let (rank, good) = good_positions(checked.iter().map(|r| r.as_ref().ok().copied()));
     let (moves, ids) = legal_moves_of(engine, &good).await?;
     // the moves of each good position: a range of `moves`
     let mut ranges = vec![(0usize, 0usize); good.len()];

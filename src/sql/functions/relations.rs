@@ -9,7 +9,7 @@ use datafusion::arrow::array::{Array, ArrayRef, Int32Array, StringArray, StructA
 use datafusion::arrow::compute::concat_batches;
 use datafusion::arrow::datatypes::{DataType, Field, Fields, Int32Type, UInt64Type};
 
-use super::{distinct, list_column};
+use super::{distinct, good_positions, list_column};
 use crate::chess::role::Role;
 use crate::chess::setup::Setup;
 use crate::chess::square::square_name;
@@ -118,14 +118,7 @@ impl Relation {
     /// ([`crate::session::SessionError::Column`]).
     pub(super) async fn lists(&self, engine: &Engine, fens: &StringArray) -> Result<ArrayRef> {
         let (rows, unique) = distinct(fens);
-        let mut rank: Vec<Option<usize>> = vec![None; unique.len()];
-        let mut good: Vec<Setup> = vec![];
-        for (i, fen) in unique.iter().enumerate() {
-            if let Ok(s) = Setup::from_fen_auto(fen) {
-                rank[i] = Some(good.len());
-                good.push(s);
-            }
-        }
+        let (rank, good) = good_positions(unique.iter().map(|f| Setup::from_fen_auto(f).ok()));
         let (values, ranges) = self.values(engine, &good).await?;
         list_column(
             &values,

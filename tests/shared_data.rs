@@ -457,7 +457,13 @@ fn every_standard_game_with_the_ply_table_matches_python_chess() {
     let (mut compared, mut ply_rows) = (0, 0);
     for (chunk, want) in games.chunks(2000).zip(rows.chunks(2000)) {
         let v = validator
-            .validate(chunk, ValidateOptions { plies: true })
+            .validate(
+                chunk,
+                ValidateOptions {
+                    plies: true,
+                    ..Default::default()
+                },
+            )
             .expect("validate");
         let mut by_game: HashMap<(String, u64), Vec<sqlchess::validate::PlyRow>> = HashMap::new();
         // ply rows come by game, in report order: one per legal ply
@@ -582,7 +588,10 @@ fn chess960_games_match_python_chess() {
             let v = sqlchess::validate::validate_games_with(
                 &e,
                 &games,
-                sqlchess::validate::ValidateOptions { plies },
+                sqlchess::validate::ValidateOptions {
+                    plies,
+                    ..Default::default()
+                },
             )
             .await
             .expect("validate");

@@ -109,6 +109,55 @@ async fn the_scan_counts_its_stage_runs() {
     );
 }
 
+/// An upper bound on `ply` is a cut of `read_plies`' replay (`max_ply=N` on the scan): the
+/// rows are those of the whole replay up to that ply, every column alike (the last ply's
+/// `+`/`#`, `fen_after`, the clocks), and the scan runs fewer stages.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bound_on_ply_cuts_the_replay() {
+    let ctx = sql::context();
+    let q = |filter: &str| {
+        format!(
+            "SELECT * FROM read_plies('{}') {filter} ORDER BY file, game_index, ply",
+            queries_pgn()
+        )
+    };
+    let runs = async |q: String| {
+        let (plan, found) = plan_and_scan(&ctx, &q).await;
+        let shown = datafusion::physical_plan::displayable(found.as_ref())
+            .one_line()
+            .to_string();
+        let batches = collect(plan, ctx.task_ctx()).await.expect("run");
+        let m = found.metrics().expect("metrics");
+        let runs = m.sum_by_name("stage_runs").map_or(0, |v| v.as_usize());
+        (rows(&batches), runs, shown)
+    };
+    let (all, all_runs, shown) = runs(q("")).await;
+    assert!(!shown.contains("max_ply"), "{shown}");
+    let ply_of = |r: &Vec<String>| r[2].parse::<u32>().expect("ply");
+    for (filter, bound) in [
+        ("WHERE ply <= 0", 0),
+        ("WHERE ply < 2", 1),
+        ("WHERE 7 >= ply", 7),
+        ("WHERE ply BETWEEN 5 AND 40 AND san LIKE '%+'", 40),
+        ("WHERE ply <= 40 AND ply <= 300", 40),
+    ] {
+        let (got, cut_runs, shown) = runs(q(filter)).await;
+        assert!(shown.contains(&format!("max_ply={bound}")), "{shown}");
+        let want: Vec<Vec<String>> = all
+            .iter()
+            .filter(|r| ply_of(r) <= bound)
+            .filter(|r| !filter.contains("BETWEEN") || (ply_of(r) >= 5 && r[8].ends_with('+')))
+            .cloned()
+            .collect();
+        assert_eq!(got, want, "{filter}");
+        assert!(
+            cut_runs < all_runs,
+            "{filter}: {cut_runs} stage runs, {all_runs} uncut"
+        );
+    }
+    assert!(all.iter().any(|r| ply_of(r) > 40 && r[8].ends_with('#')));
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn tag_only_queries_do_not_run_the_rules() {
     let ctx = sql::context();
@@ -369,6 +418,10 @@ async fn plans_travel_through_the_codecs() {
         ),
         format!(
             "SELECT piece, count(*), sum(position_key % 1000) FROM read_plies('{}') GROUP BY 1",
+            queries_pgn()
+        ),
+        format!(
+            "SELECT san, count(*) FROM read_plies('{}') WHERE ply <= 6 GROUP BY 1",
             queries_pgn()
         ),
         format!("SELECT uci, san, is_check FROM legal_moves('{fen}')"),

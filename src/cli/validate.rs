@@ -404,6 +404,7 @@ fn validate_batch(
     } = outputs;
     let options = ValidateOptions {
         plies: plies.is_some(),
+        ..Default::default()
     };
     // the games of the shares written so far (shares come in input order, a report a game)
     let mut written = 0;

@@ -111,6 +111,9 @@ struct PgnTableProto {
     /// [`PgnTable::split_bytes`]: the client's `sqlchess.split_bytes`.
     #[prost(uint64, tag = "3")]
     split_bytes: u64,
+    /// [`PgnTable::max_ply`].
+    #[prost(uint32, optional, tag = "4")]
+    max_ply: Option<u32>,
 }
 
 /// [`PgnScanExec`] as it travels.
@@ -127,6 +130,9 @@ struct PgnScanProto {
     rows: u32,
     #[prost(bool, tag = "6")]
     limited: bool,
+    /// [`ScanParts::max_ply`].
+    #[prost(uint32, optional, tag = "7")]
+    max_ply: Option<u32>,
 }
 
 /// An in-memory table as it travels: each partition's batches as one Arrow IPC stream.
@@ -302,12 +308,11 @@ impl LogicalExtensionCodec for ChessLogicalCodec {
                     .into_iter()
                     .map(input_of)
                     .collect::<Result<Vec<_>>>()?;
-                Ok(Arc::new(PgnTable::new(
-                    inputs,
-                    self.pool.clone(),
-                    rows_of(p.rows)?,
-                    p.split_bytes,
-                )))
+                let table = PgnTable::new(inputs, self.pool.clone(), rows_of(p.rows)?, p.split_bytes);
+                Ok(Arc::new(match p.max_ply {
+                    Some(m) => table.with_max_ply(m),
+                    None => table,
+                }))
             }
             n if n == Node::MemTable as u8 => {
                 let p: MemTableProto = decode("in-memory table", message)?;
@@ -341,6 +346,7 @@ impl LogicalExtensionCodec for ChessLogicalCodec {
                 inputs,
                 rows: table.rows().code(),
                 split_bytes: table.split_bytes(),
+                max_ply: table.max_ply(),
             };
             return envelope(Node::PgnTable, &p, buf);
         }
@@ -484,6 +490,7 @@ impl PhysicalExtensionCodec for ChessPhysicalCodec {
             batch_games: usize::try_from(p.batch_games).unwrap_or(usize::MAX),
             rows: rows_of(p.rows)?,
             limited: p.limited,
+            max_ply: p.max_ply,
         };
         Ok(Arc::new(PgnScanExec::from_parts(
             parts,
@@ -515,6 +522,7 @@ impl PhysicalExtensionCodec for ChessPhysicalCodec {
             batch_games: parts.batch_games as u64,
             rows: parts.rows.code(),
             limited: parts.limited,
+            max_ply: parts.max_ply,
         };
         envelope(Node::PgnScan, &p, buf)
     }

@@ -13,7 +13,8 @@ use datafusion::common::DataFusionError;
 
 use crate::chess::outcome::FinalStatus;
 use crate::pgn::RawGame;
-use crate::validate::{ErrorKind, GameReport};
+use crate::sql::openings::{Book, CLASSIFY_PLIES, Opening};
+use crate::validate::{ErrorKind, GameReport, ValidateOptions, Validation};
 
 /// What a column of `read_pgn` is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +34,10 @@ enum Col {
     FinalFen,
     FinalStatus,
     ResultConsistent,
+    /// The classification by the named openings ([`Book::classify`]).
+    ClassifiedEco,
+    ClassifiedOpening,
+    ClassifiedPly,
 }
 
 impl Col {
@@ -47,6 +52,15 @@ impl Col {
                 | Col::FinalFen
                 | Col::FinalStatus
                 | Col::ResultConsistent
+        )
+    }
+
+    /// Whether the column is the openings classification (the rules up to
+    /// [`CLASSIFY_PLIES`] and the plies' positions).
+    fn needs_openings(self) -> bool {
+        matches!(
+            self,
+            Col::ClassifiedEco | Col::ClassifiedOpening | Col::ClassifiedPly
         )
     }
 }
@@ -80,6 +94,9 @@ const COLUMNS: &[(&str, Col)] = &[
     ("final_fen", Col::FinalFen),
     ("final_status", Col::FinalStatus),
     ("result_consistent", Col::ResultConsistent),
+    ("classified_eco", Col::ClassifiedEco),
+    ("classified_opening", Col::ClassifiedOpening),
+    ("classified_ply", Col::ClassifiedPly),
 ];
 
 fn tags_type() -> DataType {
@@ -108,9 +125,14 @@ fn field(name: &str, col: Col) -> Field {
     let (t, nullable) = match col {
         Col::File => (Utf8, false),
         Col::GameIndex => (UInt64, false),
-        Col::Tag(_) | Col::ErrorKind | Col::ErrorMessage | Col::FinalFen | Col::FinalStatus => {
-            (Utf8, true)
-        }
+        Col::Tag(_)
+        | Col::ErrorKind
+        | Col::ErrorMessage
+        | Col::FinalFen
+        | Col::FinalStatus
+        | Col::ClassifiedEco
+        | Col::ClassifiedOpening => (Utf8, true),
+        Col::ClassifiedPly => (UInt32, true),
         Col::Elo(_) => (Int32, true),
         Col::Tags => (tags_type(), false),
         Col::Moves => (moves_type(), false),
@@ -139,9 +161,13 @@ fn field(name: &str, col: Col) -> Field {
 /// | `final_fen` | Utf8, nullable | FEN of the last position reached (rules) |
 /// | `final_status` | Utf8, nullable | `checkmate`, `stalemate`, `insufficient_material`, `seventyfive_moves`, `fivefold_repetition`, `fifty_moves`, `threefold_repetition`, `ongoing` (rules) |
 /// | `result_consistent` | Boolean | false when the Result tag contradicts a checkmate or stalemate on the board (rules) |
+/// | `classified_eco`, `classified_opening` | Utf8, nullable | the ECO code and name of the named opening ([`crate::sql::openings`], the `openings` table) at the deepest of the game's first 40 legal plies whose position (as an EPD, en passant square only when an en passant capture is legal) is a named one; transpositions count; NULL for a game with a `FEN` tag or when no position is named (openings) |
+/// | `classified_ply` | UInt32, nullable | that ply (openings) |
 ///
 /// The rules columns hold the values of `sqlchess validate`'s report
-/// ([`crate::validate::GameReport`]); they are computed only when projected.
+/// ([`crate::validate::GameReport`]); they are computed only when projected. The openings
+/// columns replay each game up to ply 40 only (unless a rules column is projected too):
+/// a named position reached after ply 40 is not looked for.
 #[must_use]
 pub fn read_pgn_schema() -> SchemaRef {
     Arc::new(Schema::new(
@@ -152,28 +178,71 @@ pub fn read_pgn_schema() -> SchemaRef {
     ))
 }
 
-/// Whether any of these columns of [`read_pgn_schema`] (indices) needs the rules.
-pub(crate) fn needs_rules(projection: &[usize]) -> bool {
+/// The validation these columns of [`read_pgn_schema`] (indices) need: `None` without a
+/// rules or openings column; with an openings column, the plies' positions, up to
+/// [`CLASSIFY_PLIES`] when no rules column is projected.
+pub(crate) fn validation_for(projection: &[usize]) -> Option<ValidateOptions> {
+    let cols = || {
+        projection
+            .iter()
+            .filter_map(|&i| COLUMNS.get(i).map(|c| c.1))
+    };
+    let rules = cols().any(Col::needs_rules);
+    let openings = cols().any(Col::needs_openings);
+    (rules || openings).then_some(ValidateOptions {
+        plies: openings,
+        max_plies: (openings && !rules).then_some(CLASSIFY_PLIES),
+    })
+}
+
+/// Whether these columns of [`read_pgn_schema`] (indices) need the named openings.
+pub(crate) fn needs_openings(projection: &[usize]) -> bool {
     projection
         .iter()
-        .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_rules()))
+        .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_openings()))
 }
 
 /// One record batch of the columns `projection` of [`read_pgn_schema`] (`schema`: the
-/// projected schema) for a chunk of games, each with its file; `reports`, the games'
-/// validation, is needed when a rules column is projected.
+/// projected schema) for a chunk of games, each with its file; `validation`, the games'
+/// validation ([`validation_for`]), is needed when a rules or openings column is
+/// projected, and `book` for an openings column.
 ///
-/// Errors: [`DataFusionError::Internal`] for a rules column without reports; Arrow errors.
+/// Errors: [`DataFusionError::Internal`] for a rules column without validation or an
+/// openings column without the book; Arrow errors.
 pub(crate) fn games_batch(
     projection: &[usize],
     schema: &SchemaRef,
     games: &[(&str, RawGame)],
-    reports: Option<&[GameReport]>,
+    validation: Option<&Validation>,
+    book: Option<&Book>,
 ) -> datafusion::common::Result<RecordBatch> {
-    let columns = projection
+    let cols: Vec<Col> = projection
         .iter()
         .filter_map(|&i| COLUMNS.get(i).map(|c| c.1))
-        .map(|c| column(c, games, reports))
+        .collect();
+    let classified = match (cols.iter().any(|c| c.needs_openings()), validation, book) {
+        (false, _, _) => vec![],
+        (true, Some(v), Some(b)) => classifications(games, v, b)?,
+        _ => {
+            return Err(DataFusionError::Internal(
+                "read_pgn: openings columns without validation or book".into(),
+            ));
+        }
+    };
+    let reports = validation.map(|v| v.reports.as_slice());
+    let columns = cols
+        .into_iter()
+        .map(|c| match c {
+            Col::ClassifiedEco => text_of(&classified, |o| o.eco.as_str()),
+            Col::ClassifiedOpening => text_of(&classified, |o| o.name.as_str()),
+            Col::ClassifiedPly => Ok(Arc::new(
+                classified
+                    .iter()
+                    .map(|c| c.map(|(_, ply)| ply))
+                    .collect::<UInt32Array>(),
+            ) as ArrayRef),
+            c => column(c, games, reports),
+        })
         .collect::<datafusion::common::Result<Vec<_>>>()?;
     Ok(RecordBatch::try_new_with_options(
         schema.clone(),
@@ -241,6 +310,49 @@ fn column(
             )
         }
     })
+}
+
+/// The classification of each game of a validated chunk ([`Book::classify`]); `None` for a
+/// game with a `FEN` tag.
+///
+/// Errors: [`DataFusionError::Internal`] when the plies do not add up to the reports'.
+fn classifications<'b>(
+    games: &[(&str, RawGame)],
+    validation: &Validation,
+    book: &'b Book,
+) -> datafusion::common::Result<Vec<Option<(&'b Opening, u32)>>> {
+    let mut at = 0usize;
+    let mut out = Vec::with_capacity(games.len());
+    for ((_, g), r) in games.iter().zip(&validation.reports) {
+        let n = r.plies as usize;
+        let Some(plies) = validation.plies.get(at..at + n) else {
+            return Err(DataFusionError::Internal(format!(
+                "read_pgn: {} ply rows for the plies reported",
+                validation.plies.len()
+            )));
+        };
+        at += n;
+        let standard = g.tag("FEN").is_none() && r.first_illegal_ply != Some(0);
+        out.push(
+            standard
+                .then(|| book.classify(plies, r.final_fen.as_deref()))
+                .flatten(),
+        );
+    }
+    Ok(out)
+}
+
+/// A text column of the classifications (NULL where a game has none).
+fn text_of(
+    classified: &[Option<(&Opening, u32)>],
+    f: fn(&Opening) -> &str,
+) -> datafusion::common::Result<ArrayRef> {
+    Ok(Arc::new(
+        classified
+            .iter()
+            .map(|c| c.map(|(o, _)| f(o)))
+            .collect::<StringArray>(),
+    ))
 }
 
 /// A rules column from the validation reports of a chunk.

@@ -45,10 +45,13 @@
 mod arguments;
 pub mod codec;
 pub mod engines;
+pub mod explorer;
 pub mod functions;
 mod game_columns;
 mod legal_moves;
+pub mod openings;
 mod options;
+mod ply_bound;
 mod ply_columns;
 mod ranges;
 mod read_pgn;
@@ -70,7 +73,7 @@ pub use read_plies::ReadPlies;
 pub use scan::{PgnScanExec, PgnTable, Rows};
 
 /// Registers the chess tables and functions on `ctx`: the table functions `read_pgn`,
-/// `read_plies`, `legal_moves` and
+/// `read_plies`, `legal_moves`, the table `openings` ([`openings::table::OpeningsTable`]) and
 /// the scalar functions of [`functions`] (`fen_after`, `is_legal`, `position_status`,
 /// `position_key`, `epd`, `material`, `fen_error`, `legal_moves_list`). They share the
 /// process's pool of engines (at most one per core, whatever the number of sessions). Adds the [`ChessOptions`] to the session's configuration when it has none.
@@ -91,6 +94,11 @@ fn register_with_pool(ctx: &SessionContext, pool: Arc<engines::EnginePool>) {
     ctx.register_udtf("read_pgn", Arc::new(ReadPgn::new(pool.clone())));
     ctx.register_udtf("read_plies", Arc::new(ReadPlies::new(pool.clone())));
     ctx.register_udtf("legal_moves", Arc::new(LegalMoves::new(pool.clone())));
+    ctx.register_udtf("explorer", Arc::new(explorer::Explorer::new(pool.clone())));
+    // replayed on its first scan, not here; a session without a default schema (the only
+    // error) has no `openings` table
+    let openings = openings::table::OpeningsTable::new(pool.clone());
+    ctx.register_table("openings", Arc::new(openings)).ok();
     for f in functions::all(&pool) {
         ctx.register_udf(f);
     }

@@ -28,7 +28,7 @@ use datafusion::catalog::{Session, TableFunctionArgs, TableProvider};
 use datafusion::common::DataFusionError;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::execution::TaskContext;
-use datafusion::logical_expr::{Expr, TableType};
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder, MetricsSet};
@@ -41,8 +41,11 @@ use futures::TryStreamExt;
 
 use super::arguments::{inputs_of, string_argument};
 use super::engines::EnginePool;
-use super::game_columns::{games_batch, needs_rules, read_pgn_schema};
+use super::game_columns::{games_batch, needs_openings, read_pgn_schema, validation_for};
+use super::openings::{Book, book};
 use super::options::ChessOptions;
+use super::explorer::plies::{explorer_batches, explorer_plies_schema};
+use super::ply_bound::{max_ply, ply_bound};
 use super::ply_columns::{plies_batches, read_plies_schema};
 use super::ranges::{partitions, planned_ranges, ranges_of, ranges_plan};
 use crate::engine::thread_runtime;
@@ -58,6 +61,9 @@ pub enum Rows {
     Games,
     /// `read_plies`: one row per legal main-line ply ([`read_plies_schema`]).
     Plies,
+    /// `explorer`'s input: one row per legal main-line ply of a standard game, with the
+    /// position before it and the game's facts ([`explorer_plies_schema`]).
+    ExplorerPlies,
 }
 
 impl Rows {
@@ -67,6 +73,7 @@ impl Rows {
         match self {
             Rows::Games => "read_pgn",
             Rows::Plies => "read_plies",
+            Rows::ExplorerPlies => "explorer",
         }
     }
 
@@ -76,6 +83,7 @@ impl Rows {
         match self {
             Rows::Games => read_pgn_schema(),
             Rows::Plies => read_plies_schema(),
+            Rows::ExplorerPlies => explorer_plies_schema(),
         }
     }
 
@@ -84,12 +92,13 @@ impl Rows {
         match self {
             Rows::Games => 0,
             Rows::Plies => 1,
+            Rows::ExplorerPlies => 2,
         }
     }
 
     /// The rows of [`Rows::code`] `code`; `None` for a number no kind has.
     pub(crate) fn of_code(code: u32) -> Option<Rows> {
-        [Rows::Games, Rows::Plies]
+        [Rows::Games, Rows::Plies, Rows::ExplorerPlies]
             .into_iter()
             .find(|r| r.code() == code)
     }
@@ -98,8 +107,8 @@ impl Rows {
     /// always for plies, for games when a rules column is projected.
     fn needs_rules(self, projection: &[usize]) -> bool {
         match self {
-            Rows::Games => needs_rules(projection),
-            Rows::Plies => true,
+            Rows::Games => validation_for(projection).is_some(),
+            Rows::Plies | Rows::ExplorerPlies => true,
         }
     }
 }
@@ -114,6 +123,8 @@ pub struct PgnTable {
     /// What a row is.
     rows: Rows,
     split_bytes: u64,
+    /// Plies replayed at most per game, whatever the query (`explorer`'s `max_ply`).
+    max_ply: Option<u32>,
 }
 
 impl PgnTable {
@@ -130,7 +141,23 @@ impl PgnTable {
             pool,
             rows,
             split_bytes,
+            max_ply: None,
         }
+    }
+
+    /// The same table with each game replayed up to `max_ply` only.
+    #[must_use]
+    pub fn with_max_ply(self, max_ply: u32) -> PgnTable {
+        PgnTable {
+            max_ply: Some(max_ply),
+            ..self
+        }
+    }
+
+    /// Plies replayed at most per game, whatever the query; `None`: all.
+    #[must_use]
+    pub fn max_ply(&self) -> Option<u32> {
+        self.max_ply
     }
 
     /// The table of a call of the table function whose rows are `rows`: the files its one
@@ -189,11 +216,26 @@ impl TableProvider for PgnTable {
         TableType::Base
     }
 
+    /// `read_plies` takes an upper bound on `ply` ([`super::ply_bound`]) as a cut of the
+    /// replay; the filter still runs above the scan.
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> datafusion::common::Result<Vec<TableProviderFilterPushDown>> {
+        Ok(filters
+            .iter()
+            .map(|f| match self.rows {
+                Rows::Plies if ply_bound(f).is_some() => TableProviderFilterPushDown::Inexact,
+                _ => TableProviderFilterPushDown::Unsupported,
+            })
+            .collect())
+    }
+
     async fn scan(
         &self,
         state: &dyn Session,
         projection: Option<&Vec<usize>>,
-        _filters: &[Expr],
+        filters: &[Expr],
         limit: Option<usize>,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
         let projection: Vec<usize> = match projection {
@@ -217,8 +259,13 @@ impl TableProvider for PgnTable {
                 .map_err(|e| DataFusionError::External(Box::new(e)))??,
             Err(_) => plan()?,
         };
+        let max_ply = match (self.rows, self.max_ply) {
+            (Rows::Plies, _) => max_ply(filters),
+            (_, fixed) => fixed,
+        };
         Ok(Arc::new(PgnScanExec {
             limited: limit.is_some(),
+            max_ply,
             ..exec
         }))
     }
@@ -245,6 +292,8 @@ pub(crate) struct ScanParts {
     pub rows: Rows,
     /// Under a LIMIT (small first chunks).
     pub limited: bool,
+    /// Plies replayed at most per game ([`super::ply_bound`]); `None`: all.
+    pub max_ply: Option<u32>,
 }
 
 /// The scan of `read_pgn` and `read_plies`: one partition per group of files or byte ranges
@@ -266,6 +315,8 @@ pub struct PgnScanExec {
     /// The query reads only some rows (a LIMIT reached the scan): the first chunks of
     /// games are small, so the first rows come soon.
     limited: bool,
+    /// Plies replayed at most per game: a filter on `ply` the scan took.
+    max_ply: Option<u32>,
     /// Where the scan runs when its plan came from elsewhere (a cluster's executor), for
     /// its errors.
     site: Option<String>,
@@ -296,6 +347,7 @@ impl PgnScanExec {
                 batch_games,
                 rows,
                 limited: false,
+                max_ply: None,
             },
             pool,
             None,
@@ -319,6 +371,7 @@ impl PgnScanExec {
             batch_games,
             rows,
             limited,
+            max_ply,
         } = parts;
         let schema = Arc::new(rows.schema().project(&projection)?);
         let rules = rows.needs_rules(&projection);
@@ -340,6 +393,7 @@ impl PgnScanExec {
             pool,
             rows,
             limited,
+            max_ply,
             site,
             properties,
             metrics: ExecutionPlanMetricsSet::new(),
@@ -356,6 +410,7 @@ impl PgnScanExec {
             batch_games: self.batch_games,
             rows: self.rows,
             limited: self.limited,
+            max_ply: self.max_ply,
         }
     }
 
@@ -419,15 +474,18 @@ impl DisplayAs for PgnScanExec {
                 write!(
                     f,
                     "PgnScanExec: {}files={}, rules={}, projection=[{}]",
-                    if self.rows == Rows::Plies {
-                        "plies, "
-                    } else {
-                        ""
+                    match self.rows {
+                        Rows::Games => "",
+                        Rows::Plies => "plies, ",
+                        Rows::ExplorerPlies => "explorer plies, ",
                     },
                     self.inputs.len(),
                     self.rules,
                     cols.join(", ")
                 )?;
+                if let Some(m) = self.max_ply {
+                    write!(f, ", max_ply={m}")?;
+                }
                 if let Some(ranges) = self.ranges_text() {
                     write!(f, ", ranges=[{ranges}]")?;
                 }
@@ -435,6 +493,9 @@ impl DisplayAs for PgnScanExec {
             }
             DisplayFormatType::TreeRender => {
                 write!(f, "files={}\nrules={}", self.inputs.len(), self.rules)?;
+                if let Some(m) = self.max_ply {
+                    write!(f, "\nmax_ply={m}")?;
+                }
                 if let Some(ranges) = self.ranges_text() {
                     write!(f, "\nranges={ranges}")?;
                 }
@@ -513,8 +574,8 @@ impl ExecutionPlan for PgnScanExec {
                 rows: self.rows,
                 projection: self.projection.clone(),
                 schema: self.schema.clone(),
-                rules: self.rules,
                 batch_rows: self.batch_games,
+                max_ply: self.max_ply,
             },
             pool: self.pool.clone(),
             tx: builder.tx(),
@@ -536,11 +597,14 @@ impl ExecutionPlan for PgnScanExec {
         };
         // read_plies holds a chunk's ply rows (a few hundred bytes each) until they are sent:
         // its chunks also end at `PLIES_PER_GAME` move tokens a game on average
-        let ply_cap = if self.rows == Rows::Plies {
+        let ply_cap = if self.rows != Rows::Games {
             full.saturating_mul(PLIES_PER_GAME)
         } else {
             usize::MAX
         };
+        let cut = self
+            .max_ply
+            .map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
         let name = self.rows.table_name();
         let site = self.site.clone();
         // the ranges on the caller's runtime (an input plan may need its drivers), then the
@@ -574,7 +638,7 @@ impl ExecutionPlan for PgnScanExec {
                         match next {
                             Ok(mut g) => {
                                 g.index = g.index.saturating_add(first);
-                                plies += g.moves.len();
+                                plies += g.moves.len().min(cut);
                                 games.push((input.name.as_str(), g));
                             }
                             Err(PgnError::Io(e)) => {
@@ -628,13 +692,24 @@ impl Flush {
         games: &mut Vec<(&str, RawGame)>,
     ) -> datafusion::common::Result<bool> {
         let df = |e: crate::Error| DataFusionError::External(Box::new(e));
-        let validation = if self.scan.rules {
+        // the named openings (replayed on first use) before this partition takes an engine
+        let book = match self.scan.rows {
+            Rows::Games if needs_openings(&self.scan.projection) => {
+                Some(book(&self.pool).map_err(df)?)
+            }
+            _ => None,
+        };
+        let options = match self.scan.rows {
+            Rows::Games => validation_for(&self.scan.projection),
+            Rows::Plies | Rows::ExplorerPlies => Some(ValidateOptions {
+                plies: true,
+                max_plies: self.scan.max_ply,
+            }),
+        };
+        let validation = if let Some(options) = options {
             // the engine goes back before the batch is sent: a partition waiting for its
             // consumer holds none
             let e = self.pool.take(rt).map_err(df)?;
-            let options = ValidateOptions {
-                plies: self.scan.rows == Rows::Plies,
-            };
             let runs = e.pipeline().stage_runs();
             let r = rt.block_on(validate_games_with(&e, games, options));
             let runs = e.pipeline().stage_runs().saturating_sub(runs);
@@ -648,9 +723,11 @@ impl Flush {
             None
         };
         self.games.add(games.len());
-        let sent = self.scan.batches(games, validation.as_ref(), |b| {
-            Ok(self.tx.blocking_send(Ok(b)).is_ok())
-        })?;
+        let sent = self
+            .scan
+            .batches(games, validation.as_ref(), book.as_deref(), |b| {
+                Ok(self.tx.blocking_send(Ok(b)).is_ok())
+            })?;
         games.clear();
         Ok(sent)
     }
@@ -663,9 +740,10 @@ struct Scan {
     projection: Vec<usize>,
     /// The projected schema.
     schema: SchemaRef,
-    rules: bool,
     /// Rows per batch.
     batch_rows: usize,
+    /// Plies replayed at most per game.
+    max_ply: Option<u32>,
 }
 
 impl Scan {
@@ -676,13 +754,11 @@ impl Scan {
         &self,
         games: &[(&str, RawGame)],
         validation: Option<&Validation>,
+        book: Option<&Book>,
         mut emit: impl FnMut(RecordBatch) -> datafusion::common::Result<bool>,
     ) -> datafusion::common::Result<bool> {
         match (self.rows, validation) {
-            (Rows::Games, v) => {
-                let reports = v.map(|v| v.reports.as_slice());
-                emit(games_batch(&self.projection, &self.schema, games, reports)?)
-            }
+            (Rows::Games, v) => emit(games_batch(&self.projection, &self.schema, games, v, book)?),
             (Rows::Plies, Some(v)) => plies_batches(
                 games,
                 v,
@@ -690,9 +766,17 @@ impl Scan {
                 self.batch_rows,
                 emit,
             ),
-            (Rows::Plies, None) => Err(DataFusionError::Internal(
-                "read_plies: plies without validation".into(),
-            )),
+            (Rows::ExplorerPlies, Some(v)) => explorer_batches(
+                games,
+                v,
+                (&self.projection, &self.schema),
+                self.batch_rows,
+                emit,
+            ),
+            (rows, None) => Err(DataFusionError::Internal(format!(
+                "{}: plies without validation",
+                rows.table_name()
+            ))),
         }
     }
 }

@@ -47,6 +47,13 @@ pub struct ValidateOptions {
     /// `replay_plies`, a little slower than without plies), the full stages the plies where
     /// replay stops.
     pub plies: bool,
+    /// Replay at most this many plies of each game (`None`: all): a game longer than that is
+    /// played up to ply `max_plies` and reported as if its movetext ended there (its
+    /// `plies`, final position and status those of the prefix; an illegal move or a
+    /// reader fault after the cut is not looked at). The cost of a run then grows with
+    /// `max_plies`, not with the games' length: `read_plies(…) WHERE ply <= N`, the
+    /// opening classification of `read_pgn` and `explorer` use it.
+    pub max_plies: Option<u32>,
 }
 
 /// What [`validate_games_with`] gives back.
@@ -98,7 +105,16 @@ pub async fn validate_plies_on_full_stages(
     engine: &Engine,
     games: &[(&str, RawGame)],
 ) -> Result<Validation> {
-    validate_run(engine, games, ValidateOptions { plies: true }, false).await
+    validate_run(
+        engine,
+        games,
+        ValidateOptions {
+            plies: true,
+            ..Default::default()
+        },
+        false,
+    )
+    .await
 }
 
 /// [`validate_games_with`], with or without replay.
@@ -112,7 +128,7 @@ async fn validate_run(
         .iter()
         .map(|(file, g)| GameReport::new(file, g))
         .collect();
-    let mut live = setup::start_games(games, &mut reports);
+    let mut live = setup::start_games(games, &mut reports, options.max_plies);
     setup::reject_impossible_setups(engine, games, &mut live, &mut reports).await?;
     let mut run = Run {
         engine,

@@ -89,8 +89,14 @@ pub fn start_position(game: &RawGame) -> std::result::Result<Setup, StartError> 
 
 /// The games that can be played, each from its start position ([`start_position`]). The
 /// others get their error in `reports`: `unsupported_variant` for a `Variant` tag other than
-/// standard chess and Chess960, `setup` for a `FEN` tag that does not parse.
-pub(super) fn start_games(games: &[(&str, RawGame)], reports: &mut [GameReport]) -> Vec<Live> {
+/// standard chess and Chess960, `setup` for a `FEN` tag that does not parse. With
+/// `max_plies`, each game's tokens end at that ply ([`super::ValidateOptions::max_plies`]).
+pub(super) fn start_games(
+    games: &[(&str, RawGame)],
+    reports: &mut [GameReport],
+    max_plies: Option<u32>,
+) -> Vec<Live> {
+    let cut = max_plies.map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
     let mut live = vec![];
     for (i, (_, g)) in games.iter().enumerate() {
         let r = &mut reports[i];
@@ -115,11 +121,16 @@ pub(super) fn start_games(games: &[(&str, RawGame)], reports: &mut [GameReport])
         };
         live.push(Live {
             id: i as u64,
-            tokens: g.moves.clone(),
+            tokens: g.moves.iter().take(cut).cloned().collect(),
             ply: 0,
             position: setup,
             history: Default::default(),
-            fault: g.fault.as_ref().map(|f| f.message.to_string()),
+            // a fault ends the tokens: after a cut, it lies beyond the plies played
+            fault: g
+                .fault
+                .as_ref()
+                .filter(|_| g.moves.len() <= cut)
+                .map(|f| f.message.to_string()),
             pending: None,
         });
     }

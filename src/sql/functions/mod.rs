@@ -17,6 +17,7 @@
 //! | `matches_subfen(fen, pattern [, side])` | Boolean: the position holds every piece of the board pattern (or of any pattern of a list), with the side to move if given, stage `subfen_matches` ([`search`]) | FEN rules broken, a NULL or bad pattern, a bad side |
 //! | `imbalance(fen)` | Utf8: Scoutfish's material imbalance (`PPvN`), stages `material_counts`, `imbalances` | FEN rules broken |
 //! | `material_matches(fen, pattern)` | Boolean: the material fits pgn-extract's material description either way round (`-z`), stages `material_counts`, `material_matches` | FEN rules broken, a NULL or bad pattern |
+//! | `opening(fen)` | Utf8: the name of the named opening ([`crate::sql::openings`], the `openings` table) whose position is exactly this one, compared as EPDs (`epd(fen)`'s rules: the en passant square only when an en passant capture is legal; the clocks are not compared) | bad FEN, a position no opening names |
 //! | `board_svg(fen [, options])` | Utf8: an SVG board diagram ([`crate::picture::board`]; options as `'flip lastmove=e2e4 arrows=Ge2e4,Gd4 size=300 coordinates=no'`), a check marker from stage `checkers` ([`board`]) | FEN rules broken (bad options: an error naming the row) |
 //!
 //! A bad FEN is one [`fen_error`](Kind::FenError) reports: one that breaks the FEN rules
@@ -55,6 +56,7 @@ use datafusion::logical_expr::{
 };
 
 use super::engines::{EnginePool, with_engine};
+use super::openings;
 use crate::chess::fen::FenError;
 use crate::chess::setup::Setup;
 use crate::engine::Engine;
@@ -83,10 +85,11 @@ enum Kind {
     Imbalance,
     MaterialMatches,
     BoardSvg,
+    Opening,
 }
 
 impl Kind {
-    const ALL: [Kind; 16] = [
+    const ALL: [Kind; 17] = [
         Kind::FenAfter,
         Kind::IsLegal,
         Kind::PositionStatus,
@@ -103,6 +106,7 @@ impl Kind {
         Kind::Imbalance,
         Kind::MaterialMatches,
         Kind::BoardSvg,
+        Kind::Opening,
     ];
 
     fn name(self) -> &'static str {
@@ -123,6 +127,7 @@ impl Kind {
             Kind::Imbalance => "imbalance",
             Kind::MaterialMatches => "material_matches",
             Kind::BoardSvg => "board_svg",
+            Kind::Opening => "opening",
         }
     }
 
@@ -160,7 +165,8 @@ impl Kind {
             | Kind::Epd
             | Kind::FenError
             | Kind::Imbalance
-            | Kind::BoardSvg => DataType::Utf8,
+            | Kind::BoardSvg
+            | Kind::Opening => DataType::Utf8,
             Kind::IsLegal | Kind::MatchesSubfen | Kind::MaterialMatches => DataType::Boolean,
             Kind::Attacks => relations::ATTACKS.list_type(),
             Kind::Pins => relations::PINS.list_type(),
@@ -321,6 +327,15 @@ impl ScalarUDFImpl for ChessFunction {
         let out: ArrayRef = match self.kind {
             Kind::PositionKey => position::position_keys(fens),
             Kind::Material => position::materials(fens)?,
+            Kind::Opening => {
+                // the named openings first (replayed on first use on an engine of the pool)
+                let book = openings::book(&self.pool).map_err(df)?;
+                let epds = with_engine(&self.pool, |engine, rt| {
+                    rt.block_on(position::epds(engine, fens))
+                })
+                .map_err(df)?;
+                position::openings_of(&book, &epds)
+            }
             kind => {
                 let second = match kind {
                     Kind::FenAfter | Kind::IsLegal => Some(text(1)?),

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayRef, StringArray, StringBuilder, StructArray, UInt8Builder, UInt64Array,
+    Array, ArrayRef, AsArray, StringArray, StringBuilder, StructArray, UInt8Builder, UInt64Array,
 };
 use datafusion::arrow::buffer::NullBuffer;
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
@@ -17,6 +17,7 @@ use crate::chess::polyglot::polyglot_key;
 use crate::chess::role::Role;
 use crate::chess::setup::Setup;
 use crate::engine::Engine;
+use crate::sql::openings::Book;
 use crate::stages::rows::PositionStatus;
 
 /// The roles of the material columns, in column order, with their plural names
@@ -107,6 +108,20 @@ pub(super) async fn epds(engine: &Engine, fens: &StringArray) -> crate::Result<A
             .map(|r| r.and_then(|i| epd[i].as_deref()))
             .collect::<StringArray>(),
     ))
+}
+
+/// `opening(fen)` from the `epd(fen)` of each row ([`epds`]): the name of the opening of
+/// `book` at that EPD; NULL for a NULL EPD (a bad FEN) and a position no opening names.
+pub(super) fn openings_of(book: &Book, epds: &ArrayRef) -> ArrayRef {
+    let text = epds.as_string_opt::<i32>();
+    Arc::new(
+        (0..epds.len())
+            .map(|i| {
+                let epd = text.filter(|e| e.is_valid(i)).map(|e| e.value(i))?;
+                book.named(epd).map(|o| o.name.as_str())
+            })
+            .collect::<StringArray>(),
+    )
 }
 
 /// `f` of each distinct good FEN of `fens` and its row of stage `position_status` (NULL for

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayRef, BooleanArray, Int32Array, ListBuilder, MapBuilder, RecordBatch, RecordBatchOptions,
+    ArrayRef, BooleanArray, Float64Array, Int32Array, ListBuilder, MapBuilder, RecordBatch, RecordBatchOptions,
     StringArray, StringBuilder, UInt32Array, UInt64Array,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
@@ -13,6 +13,7 @@ use datafusion::common::DataFusionError;
 
 use crate::chess::outcome::FinalStatus;
 use crate::pgn::RawGame;
+use crate::pgn::time_control::{Speed, parse_time_control, speed};
 use crate::validate::{ErrorKind, GameReport};
 
 /// What a column of `read_pgn` is made of.
@@ -24,6 +25,12 @@ enum Col {
     Tag(&'static str),
     /// An Elo tag as an integer (NULL when absent or not an integer).
     Elo(&'static str),
+    /// `base_time_s`: the `TimeControl` tag's base, seconds.
+    BaseTime,
+    /// `increment_s`: the `TimeControl` tag's increment, seconds.
+    Increment,
+    /// `speed`: lichess's category of the `TimeControl` tag.
+    Speed,
     Tags,
     Moves,
     Plies,
@@ -65,6 +72,9 @@ const COLUMNS: &[(&str, Col)] = &[
     ("white_elo", Col::Elo("WhiteElo")),
     ("black_elo", Col::Elo("BlackElo")),
     ("time_control", Col::Tag("TimeControl")),
+    ("base_time_s", Col::BaseTime),
+    ("increment_s", Col::Increment),
+    ("speed", Col::Speed),
     ("termination", Col::Tag("Termination")),
     ("eco", Col::Tag("ECO")),
     ("opening", Col::Tag("Opening")),
@@ -108,9 +118,13 @@ fn field(name: &str, col: Col) -> Field {
     let (t, nullable) = match col {
         Col::File => (Utf8, false),
         Col::GameIndex => (UInt64, false),
-        Col::Tag(_) | Col::ErrorKind | Col::ErrorMessage | Col::FinalFen | Col::FinalStatus => {
-            (Utf8, true)
-        }
+        Col::Tag(_)
+        | Col::Speed
+        | Col::ErrorKind
+        | Col::ErrorMessage
+        | Col::FinalFen
+        | Col::FinalStatus => (Utf8, true),
+        Col::BaseTime | Col::Increment => (Float64, true),
         Col::Elo(_) => (Int32, true),
         Col::Tags => (tags_type(), false),
         Col::Moves => (moves_type(), false),
@@ -128,7 +142,10 @@ fn field(name: &str, col: Col) -> Field {
 /// | `game_index` | UInt64 | 0-based index of the game in its file |
 /// | `event`, `site`, `date`, `round`, `white`, `black`, `result` | Utf8, nullable | the seven-tag roster (NULL when the tag is absent) |
 /// | `white_elo`, `black_elo` | Int32, nullable | `WhiteElo` / `BlackElo` (NULL when absent or not an integer) |
-/// | `time_control`, `termination`, `eco`, `opening`, `utc_date`, `utc_time` | Utf8, nullable | tags `TimeControl`, `Termination`, `ECO`, `Opening`, `UTCDate`, `UTCTime` |
+/// | `time_control` | Utf8, nullable | the `TimeControl` tag |
+/// | `base_time_s`, `increment_s` | Float64, nullable | the `TimeControl` tag's base time and increment, seconds ([`crate::pgn::time_control::parse_time_control`]: `180+2` is 180 and 2, `600` is 600 and 0; NULL when the tag is absent, `-`, `?`, of several periods or unreadable) |
+/// | `speed` | Utf8, nullable | lichess's speed of the `TimeControl` tag ([`crate::pgn::time_control::speed`]): `ultraBullet`, `bullet`, `blitz`, `rapid`, `classical` by base + 40 × increment seconds (under 30, 180, 480, 1500), `correspondence` for `-`; NULL when absent or unreadable |
+/// | `termination`, `eco`, `opening`, `utc_date`, `utc_time` | Utf8, nullable | tags `Termination`, `ECO`, `Opening`, `UTCDate`, `UTCTime` |
 /// | `start_fen` | Utf8, nullable | the `FEN` tag (set-up position) |
 /// | `tags` | Map<Utf8, Utf8> | every tag pair in file order (`tags['WhiteElo']`) |
 /// | `moves` | List<Utf8> | the main line's move tokens as written (SAN, check marks kept, glyphs removed) |
@@ -205,6 +222,25 @@ fn column(
                 .iter()
                 .map(|(_, g)| g.tag(name).and_then(|v| v.trim().parse::<i32>().ok()))
                 .collect::<Int32Array>(),
+        ),
+        Col::BaseTime | Col::Increment => Arc::new(
+            games
+                .iter()
+                .map(|(_, g)| {
+                    let tc = g.tag("TimeControl").and_then(parse_time_control)?;
+                    Some(if col == Col::BaseTime {
+                        tc.base_s
+                    } else {
+                        tc.increment_s
+                    })
+                })
+                .collect::<Float64Array>(),
+        ),
+        Col::Speed => Arc::new(
+            games
+                .iter()
+                .map(|(_, g)| g.tag("TimeControl").and_then(speed).map(Speed::as_str))
+                .collect::<StringArray>(),
         ),
         Col::Tags => {
             let mut b = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());

@@ -21,6 +21,7 @@ mod engine;
 mod fuzz;
 mod layers;
 mod limits;
+mod pgn_out;
 mod pgn_reader;
 mod pictures;
 mod pictures_pipeline;

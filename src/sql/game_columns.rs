@@ -33,6 +33,8 @@ enum Col {
     Speed,
     Tags,
     Moves,
+    /// `pgn`: the game's text as read ([`RawGame::text`]).
+    Pgn,
     Plies,
     FirstIllegalPly,
     ErrorKind,
@@ -83,6 +85,7 @@ const COLUMNS: &[(&str, Col)] = &[
     ("start_fen", Col::Tag("FEN")),
     ("tags", Col::Tags),
     ("moves", Col::Moves),
+    ("pgn", Col::Pgn),
     ("plies", Col::Plies),
     ("first_illegal_ply", Col::FirstIllegalPly),
     ("error_kind", Col::ErrorKind),
@@ -116,7 +119,7 @@ fn moves_type() -> DataType {
 fn field(name: &str, col: Col) -> Field {
     use DataType::*;
     let (t, nullable) = match col {
-        Col::File => (Utf8, false),
+        Col::File | Col::Pgn => (Utf8, false),
         Col::GameIndex => (UInt64, false),
         Col::Tag(_)
         | Col::Speed
@@ -149,6 +152,7 @@ fn field(name: &str, col: Col) -> Field {
 /// | `start_fen` | Utf8, nullable | the `FEN` tag (set-up position) |
 /// | `tags` | Map<Utf8, Utf8> | every tag pair in file order (`tags['WhiteElo']`) |
 /// | `moves` | List<Utf8> | the main line's move tokens as written (SAN, check marks kept, glyphs removed) |
+/// | `pgn` | Utf8 | the game's text as it stands in the file, from its first tag pair through its termination marker, decoded as the reader decoded the game ([`RawGame::text`]); kept only when projected; what `sqlchess sql --format pgn` and `COPY … TO 'x.pgn'` write |
 /// | `plies` | UInt32 | legal main-line plies applied (rules) |
 /// | `first_illegal_ply` | UInt32, nullable | 1-based ply of the first illegal or unreadable move; 0 = the game could not be set up (rules) |
 /// | `error_kind` | Utf8, nullable | see [`crate::validate::kind`] (rules) |
@@ -169,6 +173,14 @@ pub fn read_pgn_schema() -> SchemaRef {
     ))
 }
 
+/// Whether these columns of [`read_pgn_schema`] (indices) include `pgn`: the reader must
+/// keep the games' text ([`crate::pgn::PgnReader::with_text`]).
+pub(crate) fn needs_text(projection: &[usize]) -> bool {
+    projection
+        .iter()
+        .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| *c == Col::Pgn))
+}
+
 /// Whether any of these columns of [`read_pgn_schema`] (indices) needs the rules.
 pub(crate) fn needs_rules(projection: &[usize]) -> bool {
     projection
@@ -180,7 +192,8 @@ pub(crate) fn needs_rules(projection: &[usize]) -> bool {
 /// projected schema) for a chunk of games, each with its file; `reports`, the games'
 /// validation, is needed when a rules column is projected.
 ///
-/// Errors: [`DataFusionError::Internal`] for a rules column without reports; Arrow errors.
+/// Errors: [`DataFusionError::Internal`] for a rules column without reports, or `pgn`
+/// for games read without their text; Arrow errors.
 pub(crate) fn games_batch(
     projection: &[usize],
     schema: &SchemaRef,
@@ -242,6 +255,20 @@ fn column(
                 .map(|(_, g)| g.tag("TimeControl").and_then(speed).map(Speed::as_str))
                 .collect::<StringArray>(),
         ),
+        Col::Pgn => {
+            let texts = games
+                .iter()
+                .map(|(file, g)| {
+                    g.text.as_deref().ok_or_else(|| {
+                        DataFusionError::Internal(format!(
+                            "read_pgn: column pgn of game {} of {file} read without its text",
+                            g.index
+                        ))
+                    })
+                })
+                .collect::<datafusion::common::Result<Vec<&str>>>()?;
+            Arc::new(StringArray::from_iter_values(texts))
+        }
         Col::Tags => {
             let mut b = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());
             for (_, g) in games {

@@ -14,7 +14,7 @@
 //! Projection pushdown: only the projected columns are built, and the rules (the pipeline's
 //! validation, [`crate::validate::validate_games_with`]) run only when a rules column is
 //! projected (always for plies). A query over tags only reads and parses the games and
-//! never starts an engine. `EXPLAIN` shows `rules=true|false` on the scan, and its metrics
+//! never starts an engine; the games' text is kept only for `read_pgn`'s `pgn` column. `EXPLAIN` shows `rules=true|false` on the scan, and its metrics
 //! count `games`, `rules_games`, `rules_chunks` (pipeline runs) and `stage_runs` (the
 //! stage runs of those pipeline runs: replay's long tail shows here).
 
@@ -41,7 +41,7 @@ use futures::TryStreamExt;
 
 use super::arguments::{inputs_of, string_argument};
 use super::engines::EnginePool;
-use super::game_columns::{games_batch, needs_rules, read_pgn_schema};
+use super::game_columns::{games_batch, needs_rules, needs_text, read_pgn_schema};
 use super::options::ChessOptions;
 use super::ply_columns::{plies_batches, read_plies_schema};
 use super::ranges::{partitions, planned_ranges, ranges_of, ranges_plan};
@@ -567,6 +567,9 @@ impl ExecutionPlan for PgnScanExec {
                         .map_err(io)?;
                     let read = if flush.scan.rows == Rows::Plies {
                         PgnReader::with_notes(reader)
+                    } else if needs_text(&flush.scan.projection) {
+                        // the games' text only for the `pgn` column
+                        PgnReader::with_text(reader)
                     } else {
                         PgnReader::new(reader)
                     };

@@ -47,6 +47,9 @@
 //! * input holding only whitespace, comments and escape lines yields no game.
 //!
 //! A missing termination marker is not a fault: [`RawGame::result`] is `None` then.
+//!
+//! [`PgnReader::with_text`] also keeps each game's text as written ([`RawGame::text`]),
+//! to write the game out again unchanged.
 
 use std::fmt;
 use std::io::{self, BufRead};

@@ -14,9 +14,10 @@
 //! Projection pushdown: only the projected columns are built, and the rules (the pipeline's
 //! validation, [`crate::validate::validate_games_with`]) run only when a rules column is
 //! projected (always for plies). A query over tags only reads and parses the games and
-//! never starts an engine; the games' text is kept only for `read_pgn`'s `pgn` column. `EXPLAIN` shows `rules=true|false` on the scan, and its metrics
-//! count `games`, `rules_games`, `rules_chunks` (pipeline runs) and `stage_runs` (the
-//! stage runs of those pipeline runs: replay's long tail shows here).
+//! never starts an engine; the games' text is kept only for `read_pgn`'s `pgn` column.
+//! `EXPLAIN` shows `rules=true|false` on the scan, and its metrics count `games`,
+//! `rules_games`, `rules_chunks` (pipeline runs) and `stage_runs` (the stage runs of those
+//! pipeline runs: replay's long tail shows here).
 
 use std::fmt;
 use std::sync::Arc;

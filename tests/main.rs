@@ -22,6 +22,7 @@ mod fuzz;
 mod layers;
 mod limits;
 mod openings;
+mod pgn_out;
 mod pgn_reader;
 mod pictures;
 mod pictures_pipeline;

@@ -802,3 +802,51 @@ fn notes_after_main_line_moves() {
     let g = PgnReader::new(text.as_bytes()).next().unwrap().unwrap();
     assert!(g.notes.is_empty());
 }
+
+/// The text of every game read with [`PgnReader::with_text`], with a normal and a 1-byte
+/// buffer (both must agree).
+fn texts(bytes: &[u8]) -> Vec<String> {
+    let read = |capacity| -> Vec<String> {
+        PgnReader::with_text(BufReader::with_capacity(capacity, bytes))
+            .map(|g| g.expect("no I/O error").text.expect("text kept"))
+            .collect()
+    };
+    let texts = read(8192);
+    assert_eq!(texts, read(1), "1-byte buffer differs");
+    texts
+}
+
+#[test]
+fn game_text_from_first_tag_through_result() {
+    let text = "\u{feff}; a comment line\n% an escape line\n\n[Event \"a\"]\r\n[Result \"1-0\"]\r\n\r\n\
+                1. e4 {c} (1. d4) e5 2. Qh5 1-0 \n\n\n[Event \"b\"]\n1. d4 *\n\
+                [Event \"c\"]\n1. c4\n\n  \n";
+    assert_eq!(
+        texts(text.as_bytes()),
+        [
+            "[Event \"a\"]\r\n[Result \"1-0\"]\r\n\r\n1. e4 {c} (1. d4) e5 2. Qh5 1-0",
+            "[Event \"b\"]\n1. d4 *",
+            "[Event \"c\"]\n1. c4",
+        ]
+    );
+    // without with_text: none kept
+    let g = PgnReader::new(text.as_bytes()).next().unwrap().unwrap();
+    assert_eq!(g.text, None);
+}
+
+#[test]
+fn game_text_of_a_header_only_game_and_windows_1252() {
+    // the repeated tag after an empty line starts the next game: its bytes are that game's
+    let text = b"[Event \"a\"]\n\n[Event \"b\"]\n[White \"Ren\xe9\"]\n\n1. e4 *\n";
+    let games: Vec<RawGame> = PgnReader::with_text(&text[..])
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[0].text.as_deref(), Some("[Event \"a\"]"));
+    assert_eq!(games[1].encoding, Encoding::Windows1252);
+    assert_eq!(
+        games[1].text.as_deref(),
+        Some("[Event \"b\"]\n[White \"René\"]\n\n1. e4 *")
+    );
+    assert_eq!(texts(text).len(), 2);
+}

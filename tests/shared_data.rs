@@ -666,3 +666,50 @@ fn perft_6_of_the_start_position_within_2_gib() {
     );
     assert!(bytes <= 2 << 30, "peak memory {peak} over 2 GiB");
 }
+
+/// Reads every game of a PGN file with python-chess (`chess.pgn.read_game`) and prints how
+/// many it read; fails on a game with errors (`game.errors`) or another chess version.
+const PYTHON_CHESS_READS: &str = r#"
+import sys
+import chess, chess.pgn
+assert chess.__version__ == "1.11.2", chess.__version__
+n = 0
+with open(sys.argv[1], encoding="utf-8") as f:
+    while (game := chess.pgn.read_game(f)) is not None:
+        assert not game.errors, (n, game.errors)
+        n += 1
+print(n)
+"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hundred_shared_games_written_as_pgn_read_back_and_by_python_chess() {
+    // never skipped: .ci/run makes the venv and exports it
+    let python = std::env::var("SQLCHESS_PYTHON").expect(
+        "SQLCHESS_PYTHON: a python with chess==1.11.2 (.ci/run makes one under the target dir)",
+    );
+    let dir = scratch("shared-pgn-out");
+    let source = shared("pgn/notnil-chess/Carlsen.pgn");
+    let (files, n) = crate::pgn_out::write_and_read_back(
+        &source.display().to_string(),
+        "white_elo > 2000 AND result = '1-0'",
+        "LIMIT 100",
+        &dir,
+    )
+    .await;
+    assert_eq!(n, 100);
+    for file in files {
+        let out = std::process::Command::new(&python)
+            .arg("-c")
+            .arg(PYTHON_CHESS_READS)
+            .arg(&file)
+            .output()
+            .unwrap_or_else(|e| panic!("{python}: {e}"));
+        assert!(
+            out.status.success(),
+            "python-chess on {}: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "100");
+    }
+}

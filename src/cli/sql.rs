@@ -7,7 +7,8 @@
 //! `CREATE VIEW` / `CREATE TABLE AS` are seen by the statements after them. In table format
 //! the rows of every statement that returns columns are printed (arrow's pretty printer);
 //! in the file formats (csv, json, parquet, arrow) the last statement's rows are written,
-//! batch by batch; in html one page of them ([`sqlchess::picture::page`]). `COPY (query)
+//! batch by batch; in html one page of them ([`sqlchess::picture::page`]); in pgn the games
+//! of their `pgn` column ([`sqlchess::io::pgn_out`]). `COPY (query)
 //! TO 'x.parquet'` is run by our Parquet writer (the one of
 //! `validate`'s reports, zstd; on a cluster the rows come back and are written here); other
 //! COPY targets by DataFusion.
@@ -21,6 +22,7 @@ use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::{CopyToSource, DFParser, Statement};
 use futures::StreamExt;
+use sqlchess::io::pgn_out::{PgnWriter, pgn_column};
 use sqlchess::io::report::{Format, ReportWriter};
 use sqlchess::session::SessionError;
 use sqlchess::{Error, PipelineConfig, Result};
@@ -42,12 +44,15 @@ pub enum SqlFormat {
     /// beside every FEN (columns fen, fen_before, fen_after, final_fen, start_fen) and
     /// every board_svg value; at most 10,000 rows shown.
     Html,
+    /// PGN: the games of the result's `pgn` column (`read_pgn`'s), one after another with
+    /// one blank line between two, as pgn-extract writes them; NULLs skipped.
+    Pgn,
 }
 
 impl SqlFormat {
     fn report(self) -> Option<Format> {
         match self {
-            SqlFormat::Table | SqlFormat::Html => None,
+            SqlFormat::Table | SqlFormat::Html | SqlFormat::Pgn => None,
             SqlFormat::Csv => Some(Format::Csv),
             SqlFormat::Json => Some(Format::Json),
             SqlFormat::Parquet => Some(Format::Parquet),
@@ -99,10 +104,11 @@ pub async fn run(
     let format = match (format, &out) {
         (Some(f), _) => f,
         (None, Some(p)) if is_html(p) => SqlFormat::Html,
+        (None, Some(p)) if is_pgn(p) => SqlFormat::Pgn,
         (None, Some(p)) => match Format::from_path(p).map_err(|_| {
             Error::Usage(format!(
-                "{}: unknown output format (use .csv, .json, .parquet, .arrow or .html, or \
-                 --format)",
+                "{}: unknown output format (use .csv, .json, .parquet, .arrow, .html or .pgn, \
+                 or --format)",
                 p.display()
             ))
         })? {
@@ -182,7 +188,10 @@ async fn run_statement(
         None if format == SqlFormat::Html && last => {
             write_page(df, &text, out, config).await?;
         }
-        None if format == SqlFormat::Html => {
+        None if format == SqlFormat::Pgn && last => {
+            write_pgn(df, out).await?;
+        }
+        None if matches!(format, SqlFormat::Html | SqlFormat::Pgn) => {
             df.collect().await?;
         }
         None => {
@@ -216,6 +225,45 @@ fn is_html(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
+}
+
+/// Whether `path` names a PGN file (`.pgn`).
+fn is_pgn(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
+}
+
+/// `--format pgn`: the games of the result's `pgn` column, batch by batch as the query
+/// produces them ([`PgnWriter`]), to `--out` (written whole: a temporary file renamed at
+/// the end) or standard output. Errors: [`Error::Usage`] before the query runs when it has
+/// no text column `pgn`; [`Error::Io`] naming the output.
+async fn write_pgn(df: datafusion::prelude::DataFrame, out: &Option<PathBuf>) -> Result<()> {
+    pgn_column(df.schema().inner(), "--format pgn")?;
+    let mut stream = df.execute_stream().await?;
+    match out {
+        Some(path) => {
+            let name = path.display().to_string();
+            let (file, temp) = sqlchess::io::whole_file::temp_beside(path)?;
+            let mut w = PgnWriter::new(std::io::BufWriter::new(file), &name);
+            while let Some(b) = stream.next().await {
+                w.write(&b?)?;
+            }
+            drop(w.finish()?);
+            temp.persist(path).map_err(|e| Error::Io {
+                path: name,
+                source: e.error,
+            })?;
+        }
+        None => {
+            let mut w = PgnWriter::new(std::io::BufWriter::new(std::io::stdout()), crate::STDOUT);
+            while let Some(b) = stream.next().await {
+                w.write(&b?)?;
+            }
+            w.finish()?;
+        }
+    }
+    Ok(())
 }
 
 /// `--format html`: the rows of `df` as one page ([`sqlchess::picture::page`]), written

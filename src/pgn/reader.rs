@@ -47,6 +47,9 @@
 //! * input holding only whitespace, comments and escape lines yields no game.
 //!
 //! A missing termination marker is not a fault: [`RawGame::result`] is `None` then.
+//!
+//! [`PgnReader::with_text`] also keeps each game's text as written ([`RawGame::text`]),
+//! to write the game out again unchanged.
 
 use std::fmt;
 use std::io::{self, BufRead};
@@ -181,6 +184,13 @@ pub struct RawGame {
     /// With [`PgnReader::with_notes`]: the comments and NAGs after each main-line move
     /// (entry `i` belongs to ply `i + 1`, as `moves`); else empty.
     pub notes: Vec<PlyNotes>,
+    /// With [`PgnReader::with_text`]: the game's text as it stands in the input, from its
+    /// first tag pair (or first movetext element of a game without tags) through its
+    /// termination marker (or its last byte before the next game or the end of the input,
+    /// trailing whitespace left out), line endings as written, decoded as the game's
+    /// [`encoding`](RawGame::encoding); else `None`. Escape lines (`%`) and `;` comments
+    /// before the game's first tag are not part of it.
+    pub text: Option<String>,
 }
 
 /// The annotations after one main-line move (read with [`PgnReader::with_notes`]).
@@ -230,6 +240,10 @@ pub struct PgnReader<R: BufRead> {
     done: bool,
     /// Keep comments and NAGs ([`RawGame::notes`]).
     notes: bool,
+    /// Keep each game's text ([`RawGame::text`]).
+    text: bool,
+    /// With `text`: the bytes of the carried tag, the start of the next game's text.
+    carry_text: Vec<u8>,
 }
 
 impl<R: BufRead> PgnReader<R> {
@@ -242,15 +256,28 @@ impl<R: BufRead> PgnReader<R> {
         }
     }
 
+    /// A reader that also keeps each game's text as written ([`RawGame::text`]), to write
+    /// the game out again as it was; memory per game grows by its size (comments and
+    /// variations included, which the reader otherwise skips without storing).
+    pub fn with_text(reader: R) -> Self {
+        PgnReader {
+            text: true,
+            ..PgnReader::new(reader)
+        }
+    }
+
     /// Creates a reader over `reader`. Nothing is read until the first call to `next`.
     pub fn new(reader: R) -> Self {
         PgnReader {
             notes: false,
+            text: false,
+            carry_text: Vec::new(),
             src: Source {
                 inner: reader,
                 pushback: Vec::new(),
                 at_line_start: true,
                 utf8: Utf8Check::new(),
+                raw: None,
             },
             index: 0,
             carry: None,
@@ -323,6 +350,8 @@ struct Game {
     line_empty: bool,
     /// An empty line was seen since the last tag pair.
     blank_line: bool,
+    /// With the text kept: where the game's text starts in [`Source::raw`].
+    text_start: Option<usize>,
 }
 
 impl Game {
@@ -359,7 +388,11 @@ impl<R: BufRead> PgnReader<R> {
             line_empty: self.src.at_line_start,
             ..Game::default()
         };
+        if self.text {
+            self.src.raw = Some(std::mem::take(&mut self.carry_text));
+        }
         if let Some((name, value)) = self.carry.take() {
+            g.text_start = Some(0);
             if std::str::from_utf8(&name).is_err() || std::str::from_utf8(&value).is_err() {
                 self.src.utf8.valid = false;
             }
@@ -368,6 +401,16 @@ impl<R: BufRead> PgnReader<R> {
         }
 
         while let Some(c) = self.src.peek()? {
+            // the game's text starts at its first element (not at blank lines, escape lines
+            // or `;` comments before it)
+            if g.text_start.is_none()
+                && c != b'\n'
+                && c != b';'
+                && !is_inline_space(c)
+                && !(c == b'%' && self.src.at_line_start)
+            {
+                g.text_start = Some(self.src.raw_len());
+            }
             match c {
                 b'\n' => {
                     self.src.bump()?;
@@ -524,6 +567,7 @@ impl<R: BufRead> PgnReader<R> {
     fn tag_pair(&mut self, g: &mut Game) -> io::Result<bool> {
         g.line_empty = false;
         let before = self.src.utf8;
+        let mark = self.src.raw_len();
         self.src.bump()?;
         let read = self.src.read_tag()?;
         if let Some((name, value)) = read.tag {
@@ -531,6 +575,9 @@ impl<R: BufRead> PgnReader<R> {
                 // The game so far is header-only; this tag's bytes belong to the next game.
                 self.src.utf8 = before;
                 self.carry = Some((name, value));
+                if let Some(raw) = &mut self.src.raw {
+                    self.carry_text = raw.split_off(mark);
+                }
                 return Ok(true);
             }
             g.tags.push((name, value));
@@ -562,7 +609,14 @@ impl<R: BufRead> PgnReader<R> {
         };
         let index = self.index;
         self.index += 1;
+        let text = self.src.raw.take().map(|raw| {
+            let start = g.text_start.unwrap_or(raw.len()).min(raw.len());
+            let text = raw[start..].trim_ascii_end();
+            let text = text.strip_prefix(BOM.as_slice()).unwrap_or(text);
+            decode(text.to_vec(), encoding)
+        });
         Some(RawGame {
+            text,
             index,
             tags: g
                 .tags
@@ -727,6 +781,9 @@ struct Source<R> {
     at_line_start: bool,
     /// Validity of the current game's bytes.
     utf8: Utf8Check,
+    /// When the text is kept: every byte consumed since the game began, as read (CRLF
+    /// kept).
+    raw: Option<Vec<u8>>,
 }
 
 impl<R: BufRead> Source<R> {
@@ -762,15 +819,26 @@ impl<R: BufRead> Source<R> {
         };
         self.consume_raw();
         self.utf8.feed(b);
+        if let Some(raw) = &mut self.raw {
+            raw.push(b);
+        }
         if b == b'\r' {
             if self.peek_raw()? == Some(b'\n') {
                 self.consume_raw();
                 self.utf8.feed(b'\n');
+                if let Some(raw) = &mut self.raw {
+                    raw.push(b'\n');
+                }
             }
             b = b'\n';
         }
         self.at_line_start = b == b'\n';
         Ok(Some(b))
+    }
+
+    /// Bytes kept of the current game so far (0 when the text is not kept).
+    fn raw_len(&self) -> usize {
+        self.raw.as_ref().map_or(0, Vec::len)
     }
 
     fn skip_bom(&mut self) -> io::Result<()> {

@@ -38,6 +38,77 @@ pub fn parse_time_control(value: &str) -> Option<TimeControl> {
     })
 }
 
+impl TimeControl {
+    /// The estimated duration of one player's clock over a game of 40 moves, in seconds:
+    /// `base + 40 × increment` (lichess's estimate, see [`speed`]).
+    #[must_use]
+    pub fn estimated_s(&self) -> f64 {
+        self.base_s + 40.0 * self.increment_s
+    }
+}
+
+/// A game's speed: lichess's categories of time controls (see [`speed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Speed {
+    /// Estimated duration under 30 seconds.
+    UltraBullet,
+    /// Under 180 seconds (3 minutes).
+    Bullet,
+    /// Under 480 seconds (8 minutes).
+    Blitz,
+    /// Under 1500 seconds (25 minutes).
+    Rapid,
+    /// 1500 seconds or more.
+    Classical,
+    /// No clock: days per move (lichess writes the tag `-`).
+    Correspondence,
+}
+
+impl Speed {
+    /// Lichess's name of the speed: `ultraBullet`, `bullet`, `blitz`, `rapid`,
+    /// `classical`, `correspondence`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Speed::UltraBullet => "ultraBullet",
+            Speed::Bullet => "bullet",
+            Speed::Blitz => "blitz",
+            Speed::Rapid => "rapid",
+            Speed::Classical => "classical",
+            Speed::Correspondence => "correspondence",
+        }
+    }
+
+    /// The speed of a clock game of this time control, by its estimated duration
+    /// ([`TimeControl::estimated_s`], seconds): under 30 ultraBullet, under 180 bullet,
+    /// under 480 blitz, under 1500 rapid, else classical.
+    #[must_use]
+    pub fn of(tc: TimeControl) -> Speed {
+        match tc.estimated_s() {
+            s if s < 30.0 => Speed::UltraBullet,
+            s if s < 180.0 => Speed::Bullet,
+            s if s < 480.0 => Speed::Blitz,
+            s if s < 1500.0 => Speed::Rapid,
+            _ => Speed::Classical,
+        }
+    }
+}
+
+/// The speed of a game by its `TimeControl` tag's value, as lichess classifies games
+/// (lila's `chess.Speed`: the estimated duration `base + 40 × increment` seconds, under 30
+/// ultraBullet, under 180 bullet, under 480 blitz, under 1500 rapid, else classical;
+/// <https://lichess.org/faq#time-controls>): [`Speed::of`] the parsed tag
+/// ([`parse_time_control`]), [`Speed::Correspondence`] for `-` (how lichess writes its
+/// correspondence games' tag); `None` for `?`, multi-period and sandclock forms and anything
+/// that does not parse.
+#[must_use]
+pub fn speed(value: &str) -> Option<Speed> {
+    if value.trim() == "-" {
+        return Some(Speed::Correspondence);
+    }
+    parse_time_control(value).map(Speed::of)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,6 +150,45 @@ mod tests {
             "9999999999",
         ] {
             assert_eq!(parse_time_control(value), None, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn speed_boundaries_are_lichess_s() {
+        let name = |v: &str| speed(v).map(Speed::as_str);
+        for (value, expected) in [
+            ("29", "ultraBullet"),
+            ("30", "bullet"),
+            ("15+0", "ultraBullet"),
+            ("0+1", "bullet"),
+            ("179", "bullet"),
+            ("180", "blitz"),
+            ("60+0", "bullet"),
+            ("179+0", "bullet"),
+            ("180+0", "blitz"),
+            ("180+2", "blitz"),
+            ("479", "blitz"),
+            ("480", "rapid"),
+            ("400+2", "rapid"),
+            ("1499", "rapid"),
+            ("1500", "classical"),
+            ("1260+6", "classical"),
+            ("10+0.05", "ultraBullet"),
+            ("-", "correspondence"),
+            (" - ", "correspondence"),
+        ] {
+            assert_eq!(name(value), Some(expected), "{value:?}");
+        }
+        assert_eq!(
+            TimeControl {
+                base_s: 180.0,
+                increment_s: 2.0
+            }
+            .estimated_s(),
+            260.0
+        );
+        for value in ["?", "", "40/7200:3600", "*180", "fast"] {
+            assert_eq!(speed(value), None, "{value:?}");
         }
     }
 }

@@ -308,7 +308,8 @@ impl LogicalExtensionCodec for ChessLogicalCodec {
                     .into_iter()
                     .map(input_of)
                     .collect::<Result<Vec<_>>>()?;
-                let table = PgnTable::new(inputs, self.pool.clone(), rows_of(p.rows)?, p.split_bytes);
+                let table =
+                    PgnTable::new(inputs, self.pool.clone(), rows_of(p.rows)?, p.split_bytes);
                 Ok(Arc::new(match p.max_ply {
                     Some(m) => table.with_max_ply(m),
                     None => table,

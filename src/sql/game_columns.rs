@@ -5,14 +5,15 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayRef, BooleanArray, Int32Array, ListBuilder, MapBuilder, RecordBatch, RecordBatchOptions,
-    StringArray, StringBuilder, UInt32Array, UInt64Array,
+    ArrayRef, BooleanArray, Float64Array, Int32Array, ListBuilder, MapBuilder, RecordBatch,
+    RecordBatchOptions, StringArray, StringBuilder, UInt32Array, UInt64Array,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::DataFusionError;
 
 use crate::chess::outcome::FinalStatus;
 use crate::pgn::RawGame;
+use crate::pgn::time_control::{Speed, parse_time_control, speed};
 use crate::sql::openings::{Book, CLASSIFY_PLIES, Opening};
 use crate::validate::{ErrorKind, GameReport, ValidateOptions, Validation};
 
@@ -25,8 +26,16 @@ enum Col {
     Tag(&'static str),
     /// An Elo tag as an integer (NULL when absent or not an integer).
     Elo(&'static str),
+    /// `base_time_s`: the `TimeControl` tag's base, seconds.
+    BaseTime,
+    /// `increment_s`: the `TimeControl` tag's increment, seconds.
+    Increment,
+    /// `speed`: lichess's category of the `TimeControl` tag.
+    Speed,
     Tags,
     Moves,
+    /// `pgn`: the game's text as read ([`RawGame::text`]).
+    Pgn,
     Plies,
     FirstIllegalPly,
     ErrorKind,
@@ -79,6 +88,9 @@ const COLUMNS: &[(&str, Col)] = &[
     ("white_elo", Col::Elo("WhiteElo")),
     ("black_elo", Col::Elo("BlackElo")),
     ("time_control", Col::Tag("TimeControl")),
+    ("base_time_s", Col::BaseTime),
+    ("increment_s", Col::Increment),
+    ("speed", Col::Speed),
     ("termination", Col::Tag("Termination")),
     ("eco", Col::Tag("ECO")),
     ("opening", Col::Tag("Opening")),
@@ -87,6 +99,7 @@ const COLUMNS: &[(&str, Col)] = &[
     ("start_fen", Col::Tag("FEN")),
     ("tags", Col::Tags),
     ("moves", Col::Moves),
+    ("pgn", Col::Pgn),
     ("plies", Col::Plies),
     ("first_illegal_ply", Col::FirstIllegalPly),
     ("error_kind", Col::ErrorKind),
@@ -123,9 +136,10 @@ fn moves_type() -> DataType {
 fn field(name: &str, col: Col) -> Field {
     use DataType::*;
     let (t, nullable) = match col {
-        Col::File => (Utf8, false),
+        Col::File | Col::Pgn => (Utf8, false),
         Col::GameIndex => (UInt64, false),
         Col::Tag(_)
+        | Col::Speed
         | Col::ErrorKind
         | Col::ErrorMessage
         | Col::FinalFen
@@ -133,6 +147,7 @@ fn field(name: &str, col: Col) -> Field {
         | Col::ClassifiedEco
         | Col::ClassifiedOpening => (Utf8, true),
         Col::ClassifiedPly => (UInt32, true),
+        Col::BaseTime | Col::Increment => (Float64, true),
         Col::Elo(_) => (Int32, true),
         Col::Tags => (tags_type(), false),
         Col::Moves => (moves_type(), false),
@@ -150,10 +165,14 @@ fn field(name: &str, col: Col) -> Field {
 /// | `game_index` | UInt64 | 0-based index of the game in its file |
 /// | `event`, `site`, `date`, `round`, `white`, `black`, `result` | Utf8, nullable | the seven-tag roster (NULL when the tag is absent) |
 /// | `white_elo`, `black_elo` | Int32, nullable | `WhiteElo` / `BlackElo` (NULL when absent or not an integer) |
-/// | `time_control`, `termination`, `eco`, `opening`, `utc_date`, `utc_time` | Utf8, nullable | tags `TimeControl`, `Termination`, `ECO`, `Opening`, `UTCDate`, `UTCTime` |
+/// | `time_control` | Utf8, nullable | the `TimeControl` tag |
+/// | `base_time_s`, `increment_s` | Float64, nullable | the `TimeControl` tag's base time and increment, seconds ([`crate::pgn::time_control::parse_time_control`]: `180+2` is 180 and 2, `600` is 600 and 0; NULL when the tag is absent, `-`, `?`, of several periods or unreadable) |
+/// | `speed` | Utf8, nullable | lichess's speed of the `TimeControl` tag ([`crate::pgn::time_control::speed`]): `ultraBullet`, `bullet`, `blitz`, `rapid`, `classical` by base + 40 × increment seconds (under 30, 180, 480, 1500), `correspondence` for `-`; NULL when absent or unreadable |
+/// | `termination`, `eco`, `opening`, `utc_date`, `utc_time` | Utf8, nullable | tags `Termination`, `ECO`, `Opening`, `UTCDate`, `UTCTime` |
 /// | `start_fen` | Utf8, nullable | the `FEN` tag (set-up position) |
 /// | `tags` | Map<Utf8, Utf8> | every tag pair in file order (`tags['WhiteElo']`) |
 /// | `moves` | List<Utf8> | the main line's move tokens as written (SAN, check marks kept, glyphs removed) |
+/// | `pgn` | Utf8 | the game's text as it stands in the file, from its first tag pair through its termination marker, decoded as the reader decoded the game ([`RawGame::text`]); kept only when projected; what `sqlchess sql --format pgn` and `COPY … TO 'x.pgn'` write |
 /// | `plies` | UInt32 | legal main-line plies applied (rules) |
 /// | `first_illegal_ply` | UInt32, nullable | 1-based ply of the first illegal or unreadable move; 0 = the game could not be set up (rules) |
 /// | `error_kind` | Utf8, nullable | see [`crate::validate::kind`] (rules) |
@@ -176,6 +195,14 @@ pub fn read_pgn_schema() -> SchemaRef {
             .map(|(n, c)| field(n, *c))
             .collect::<Vec<_>>(),
     ))
+}
+
+/// Whether these columns of [`read_pgn_schema`] (indices) include `pgn`: the reader must
+/// keep the games' text ([`crate::pgn::PgnReader::with_text`]).
+pub(crate) fn needs_text(projection: &[usize]) -> bool {
+    projection
+        .iter()
+        .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| *c == Col::Pgn))
 }
 
 /// The validation these columns of [`read_pgn_schema`] (indices) need: `None` without a
@@ -207,8 +234,9 @@ pub(crate) fn needs_openings(projection: &[usize]) -> bool {
 /// validation ([`validation_for`]), is needed when a rules or openings column is
 /// projected, and `book` for an openings column.
 ///
-/// Errors: [`DataFusionError::Internal`] for a rules column without validation or an
-/// openings column without the book; Arrow errors.
+/// Errors: [`DataFusionError::Internal`] for a rules column without validation, an
+/// openings column without the book, or `pgn` for games read without their text; Arrow
+/// errors.
 pub(crate) fn games_batch(
     projection: &[usize],
     schema: &SchemaRef,
@@ -275,6 +303,39 @@ fn column(
                 .map(|(_, g)| g.tag(name).and_then(|v| v.trim().parse::<i32>().ok()))
                 .collect::<Int32Array>(),
         ),
+        Col::BaseTime | Col::Increment => Arc::new(
+            games
+                .iter()
+                .map(|(_, g)| {
+                    let tc = g.tag("TimeControl").and_then(parse_time_control)?;
+                    Some(if col == Col::BaseTime {
+                        tc.base_s
+                    } else {
+                        tc.increment_s
+                    })
+                })
+                .collect::<Float64Array>(),
+        ),
+        Col::Speed => Arc::new(
+            games
+                .iter()
+                .map(|(_, g)| g.tag("TimeControl").and_then(speed).map(Speed::as_str))
+                .collect::<StringArray>(),
+        ),
+        Col::Pgn => {
+            let texts = games
+                .iter()
+                .map(|(file, g)| {
+                    g.text.as_deref().ok_or_else(|| {
+                        DataFusionError::Internal(format!(
+                            "read_pgn: column pgn of game {} of {file} read without its text",
+                            g.index
+                        ))
+                    })
+                })
+                .collect::<datafusion::common::Result<Vec<&str>>>()?;
+            Arc::new(StringArray::from_iter_values(texts))
+        }
         Col::Tags => {
             let mut b = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());
             for (_, g) in games {

@@ -19,6 +19,9 @@
 //! - `legal_moves(fen)`: the legal moves of one position (a FEN literal), schema
 //!   [`legal_moves_schema`].
 //!
+//! Games go back out as PGN: `read_pgn`'s `pgn` column written by `COPY (…) TO 'x.pgn'`
+//! ([`pgn_format`]) or `sqlchess sql --format pgn`.
+//!
 //! Scalar functions ([`ChessFunction`], table of types and NULL rules in
 //! [`functions`](self::functions)): `fen_after(fen, move)`, `is_legal(fen, move)`,
 //! `position_status(fen)`, `position_key(fen)`, `epd(fen)`, `material(fen)`,
@@ -51,6 +54,7 @@ mod game_columns;
 mod legal_moves;
 pub mod openings;
 mod options;
+pub mod pgn_format;
 mod ply_bound;
 mod ply_columns;
 mod ranges;
@@ -76,7 +80,9 @@ pub use scan::{PgnScanExec, PgnTable, Rows};
 /// `read_plies`, `legal_moves`, the table `openings` ([`openings::table::OpeningsTable`]) and
 /// the scalar functions of [`functions`] (`fen_after`, `is_legal`, `position_status`,
 /// `position_key`, `epd`, `material`, `fen_error`, `legal_moves_list`). They share the
-/// process's pool of engines (at most one per core, whatever the number of sessions). Adds the [`ChessOptions`] to the session's configuration when it has none.
+/// process's pool of engines (at most one per core, whatever the number of sessions). Adds the [`ChessOptions`] to the session's configuration when it has none, and the PGN
+/// file format for `COPY (SELECT pgn FROM read_pgn(…) …) TO 'x.pgn'`
+/// ([`pgn_format::PgnFormatFactory`], extension `pgn`, replacing one registered before).
 pub fn register(ctx: &SessionContext) {
     register_with_pool(ctx, engines::EnginePool::shared());
 }
@@ -90,6 +96,15 @@ fn register_with_pool(ctx: &SessionContext, pool: Arc<engines::EnginePool>) {
         if options.extensions.get::<ChessOptions>().is_none() {
             options.extensions.insert(ChessOptions::default());
         }
+        // overwrite = true: registering never fails (a second register, a format of the
+        // same extension registered before)
+        let _ = state.register_file_format(Arc::new(pgn_format::PgnFormatFactory), true);
+        // CREATE EXTERNAL TABLE … STORED AS PGN: the listing tables' factory, which asks
+        // the format for a schema and gets its not-implemented error naming read_pgn
+        state.table_factories_mut().insert(
+            pgn_format::PGN_EXTENSION.to_ascii_uppercase(),
+            Arc::new(datafusion::datasource::listing_table_factory::ListingTableFactory::new()),
+        );
     }
     ctx.register_udtf("read_pgn", Arc::new(ReadPgn::new(pool.clone())));
     ctx.register_udtf("read_plies", Arc::new(ReadPlies::new(pool.clone())));

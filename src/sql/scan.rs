@@ -14,9 +14,10 @@
 //! Projection pushdown: only the projected columns are built, and the rules (the pipeline's
 //! validation, [`crate::validate::validate_games_with`]) run only when a rules column is
 //! projected (always for plies). A query over tags only reads and parses the games and
-//! never starts an engine. `EXPLAIN` shows `rules=true|false` on the scan, and its metrics
-//! count `games`, `rules_games`, `rules_chunks` (pipeline runs) and `stage_runs` (the
-//! stage runs of those pipeline runs: replay's long tail shows here).
+//! never starts an engine; the games' text is kept only for `read_pgn`'s `pgn` column.
+//! `EXPLAIN` shows `rules=true|false` on the scan, and its metrics count `games`,
+//! `rules_games`, `rules_chunks` (pipeline runs) and `stage_runs` (the stage runs of those
+//! pipeline runs: replay's long tail shows here).
 
 use std::fmt;
 use std::sync::Arc;
@@ -41,10 +42,12 @@ use futures::TryStreamExt;
 
 use super::arguments::{inputs_of, string_argument};
 use super::engines::EnginePool;
-use super::game_columns::{games_batch, needs_openings, read_pgn_schema, validation_for};
+use super::explorer::plies::{explorer_batches, explorer_plies_schema};
+use super::game_columns::{
+    games_batch, needs_openings, needs_text, read_pgn_schema, validation_for,
+};
 use super::openings::{Book, book};
 use super::options::ChessOptions;
-use super::explorer::plies::{explorer_batches, explorer_plies_schema};
 use super::ply_bound::{max_ply, ply_bound};
 use super::ply_columns::{plies_batches, read_plies_schema};
 use super::ranges::{partitions, planned_ranges, ranges_of, ranges_plan};
@@ -631,6 +634,9 @@ impl ExecutionPlan for PgnScanExec {
                         .map_err(io)?;
                     let read = if flush.scan.rows == Rows::Plies {
                         PgnReader::with_notes(reader)
+                    } else if flush.scan.rows == Rows::Games && needs_text(&flush.scan.projection) {
+                        // the games' text only for the `pgn` column
+                        PgnReader::with_text(reader)
                     } else {
                         PgnReader::new(reader)
                     };

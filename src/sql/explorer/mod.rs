@@ -9,8 +9,8 @@ pub mod plies;
 
 use std::sync::Arc;
 
-use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 use datafusion::catalog::view::ViewTable;
+use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 use datafusion::common::{ScalarValue, plan_err};
 use datafusion::datasource::provider_as_source;
 use datafusion::functions_aggregate::expr_fn::{count, max, sum};
@@ -86,15 +86,14 @@ impl TableFunctionImpl for Explorer {
             }
         };
         let max_ply = match max_ply {
-            Expr::Literal(v, _) if v.data_type().is_integer() && !v.is_null() => {
-                v.cast_to(&datafusion::arrow::datatypes::DataType::Int64)
-                    .ok()
-                    .and_then(|v| match v {
-                        ScalarValue::Int64(Some(i)) => u32::try_from(i).ok(),
-                        _ => None,
-                    })
-                    .filter(|&m| m >= 1)
-            }
+            Expr::Literal(v, _) if v.data_type().is_integer() && !v.is_null() => v
+                .cast_to(&datafusion::arrow::datatypes::DataType::Int64)
+                .ok()
+                .and_then(|v| match v {
+                    ScalarValue::Int64(Some(i)) => u32::try_from(i).ok(),
+                    _ => None,
+                })
+                .filter(|&m| m >= 1),
             _ => None,
         };
         let Some(max_ply) = max_ply else {
@@ -125,20 +124,21 @@ impl TableFunctionImpl for Explorer {
             "rating_band",
             "month",
         ];
-        let plan = LogicalPlanBuilder::scan("explorer_plies", provider_as_source(Arc::new(plies)), None)?
-            .aggregate(
-                groups.map(col),
-                [
-                    count(lit(1)).alias("games"),
-                    sum(col("white_win")).alias("white_wins"),
-                    sum(col("draw")).alias("draws"),
-                    sum(col("black_win")).alias("black_wins"),
-                    sum(col("mover_elo")).alias("mover_elo_sum"),
-                    count(col("mover_elo")).alias("mover_elo_games"),
-                    max(col("date")).alias("last_date"),
-                ],
-            )?
-            .build()?;
+        let plan =
+            LogicalPlanBuilder::scan("explorer_plies", provider_as_source(Arc::new(plies)), None)?
+                .aggregate(
+                    groups.map(col),
+                    [
+                        count(lit(1)).alias("games"),
+                        sum(col("white_win")).alias("white_wins"),
+                        sum(col("draw")).alias("draws"),
+                        sum(col("black_win")).alias("black_wins"),
+                        sum(col("mover_elo")).alias("mover_elo_sum"),
+                        count(col("mover_elo")).alias("mover_elo_games"),
+                        max(col("date")).alias("last_date"),
+                    ],
+                )?
+                .build()?;
         Ok(Arc::new(ViewTable::new(plan, None)))
     }
 }

@@ -99,7 +99,8 @@ impl<'a> GameFacts<'a> {
             .find(|d| month(d).is_some());
         GameFacts {
             standard: g.tag("FEN").is_none()
-                && g.tag("Variant").is_none_or(|v| Variant::of(v) == Variant::Standard),
+                && g.tag("Variant")
+                    .is_none_or(|v| Variant::of(v) == Variant::Standard),
             speed: g.tag("TimeControl").and_then(speed).map(|s| s.as_str()),
             band: rating_band(white, black),
             month: date.and_then(month),
@@ -166,7 +167,9 @@ fn column(i: usize, rows: &[(&GameFacts, &PlyRow)]) -> datafusion::common::Resul
         Arc::new(rows.iter().map(|(g, p)| f(g, p)).collect::<StringArray>()) as ArrayRef
     };
     let result = |k: usize| {
-        Arc::new(Int64Array::from_iter_values(rows.iter().map(|(g, _)| g.result[k]))) as ArrayRef
+        Arc::new(Int64Array::from_iter_values(
+            rows.iter().map(|(g, _)| g.result[k]),
+        )) as ArrayRef
     };
     Ok(match i {
         0 => Arc::new(UInt64Array::from_iter_values(

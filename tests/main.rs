@@ -18,6 +18,7 @@ mod clocks_evals;
 #[cfg(feature = "ballista")]
 mod cluster;
 mod engine;
+mod explorer;
 mod fuzz;
 mod layers;
 mod limits;

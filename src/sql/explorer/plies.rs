@@ -105,7 +105,7 @@ impl<'a> GameFacts<'a> {
             band: rating_band(white, black),
             month: date.and_then(month),
             date,
-            result: match g.result.as_deref().or(g.tag("Result")) {
+            result: match g.tag("Result") {
                 Some("1-0") => [1, 0, 0],
                 Some("1/2-1/2") => [0, 1, 0],
                 Some("0-1") => [0, 0, 1],

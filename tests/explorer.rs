@@ -1,0 +1,187 @@
+//! `explorer(path, max_ply)`: the moves played from each position of the games' first plies,
+//! with their results, against the example query of `examples/queries/`, against
+//! `read_plies` and `read_pgn` in SQL, and (feature `shared-data`) against python-chess's
+//! counts over the shared standard games (`tests/data/openings/explorer_counts.csv`,
+//! written by `explorer_counts.py`): the start position, two deeper ones and one reached by
+//! transposition. Bad arguments are planning errors naming the argument.
+
+use crate::common;
+
+use common::{data, query};
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use sqlchess::sql;
+
+fn cells(batches: &[RecordBatch]) -> Vec<Vec<String>> {
+    let mut out = vec![];
+    for b in batches {
+        let cols: Vec<_> = b
+            .columns()
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &FormatOptions::default()).expect("fmt"))
+            .collect();
+        for i in 0..b.num_rows() {
+            out.push(cols.iter().map(|c| c.value(i).to_string()).collect());
+        }
+    }
+    out
+}
+
+async fn rows(q: &str) -> Vec<Vec<String>> {
+    cells(&query(&sql::context(), q).await)
+}
+
+fn queries_pgn() -> String {
+    data("pgn/queries.pgn").display().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn explorer_equals_the_example_query() {
+    let example = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/queries/next_moves_from_position.sql"),
+    )
+    .expect("example")
+    .replace("tests/data/pgn/queries.pgn", &queries_pgn());
+    let want = rows(&example).await;
+    assert!(want.len() >= 3, "{want:?}");
+    let got = rows(&format!(
+        "SELECT san, sum(games), sum(white_wins), sum(black_wins) FROM explorer('{}', 20) \
+         WHERE epd = epd('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2') \
+         GROUP BY san ORDER BY 2 DESC, san",
+        queries_pgn()
+    ))
+    .await;
+    assert_eq!(got, want);
+}
+
+/// Every ply of the first `max_ply` of every standard game is counted once, under the
+/// position before it; the filters' columns are the games' (`read_pgn`'s `speed`, the
+/// band of the mean Elo, the month of the date), and the counts follow the `Result` tag.
+#[tokio::test(flavor = "multi_thread")]
+async fn explorer_counts_the_plies_of_the_standard_games() {
+    let path = queries_pgn();
+    for max_ply in [1, 7, 20] {
+        let got = rows(&format!(
+            "SELECT sum(games) FROM explorer('{path}', {max_ply})"
+        ))
+        .await;
+        let want = rows(&format!(
+            "SELECT count(*) FROM read_plies('{path}') p JOIN read_pgn('{path}') g \
+             ON p.game_index = g.game_index WHERE g.start_fen IS NULL AND p.ply <= {max_ply}"
+        ))
+        .await;
+        assert_eq!(got, want, "max_ply {max_ply}");
+    }
+    // the first move of each game: its speed, band, month and result are the game's
+    let got = rows(&format!(
+        "SELECT speed, rating_band, month, sum(games), sum(white_wins), sum(draws), \
+         sum(black_wins), sum(mover_elo_sum), sum(mover_elo_games), max(last_date) \
+         FROM explorer('{path}', 1) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+    ))
+    .await;
+    let want = rows(&format!(
+        "SELECT speed, CAST(CASE WHEN white_elo IS NULL OR black_elo IS NULL THEN NULL \
+           WHEN (white_elo + black_elo) / 2 >= 2500 THEN 2500 \
+           WHEN (white_elo + black_elo) / 2 >= 2200 THEN 2200 \
+           WHEN (white_elo + black_elo) / 2 >= 1000 \
+             THEN ((white_elo + black_elo) / 2 / 200) * 200 ELSE 0 END AS SMALLINT UNSIGNED), \
+         replace(substr(coalesce(utc_date, date), 1, 7), '.', '-'), count(*), \
+         sum(CASE WHEN result = '1-0' THEN 1 ELSE 0 END), \
+         sum(CASE WHEN result = '1/2-1/2' THEN 1 ELSE 0 END), \
+         sum(CASE WHEN result = '0-1' THEN 1 ELSE 0 END), sum(white_elo), count(white_elo), \
+         max(coalesce(utc_date, date)) \
+         FROM read_pgn('{path}') WHERE start_fen IS NULL AND plies >= 1 \
+         GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+    ))
+    .await;
+    assert!(got.len() > 1, "{got:?}");
+    assert_eq!(got, want);
+    // the scan replays each game up to max_ply
+    let plan = rows(&format!(
+        "EXPLAIN SELECT * FROM explorer('{path}', 12) WHERE speed = 'blitz'"
+    ))
+    .await;
+    assert!(
+        plan.iter()
+            .flatten()
+            .any(|c| c.contains("explorer plies") && c.contains("max_ply=12")),
+        "{plan:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn explorer_arguments_are_checked_at_planning() {
+    let ctx = sql::context();
+    let path = queries_pgn();
+    for (args, message) in [
+        (
+            format!("'{path}', 0"),
+            "argument 2 (max_ply) must be an integer literal of at least 1",
+        ),
+        (format!("'{path}', -3"), "argument 2 (max_ply)"),
+        (format!("'{path}', 'x'"), "argument 2 (max_ply)"),
+        (format!("'{path}', 2.5"), "argument 2 (max_ply)"),
+        (format!("'{path}'"), "expects 2 arguments"),
+        (
+            "1, 2".to_string(),
+            "argument 1 (path) must be a string literal",
+        ),
+        ("'no/such.pgn', 2".to_string(), "explorer: no/such.pgn"),
+    ] {
+        let q = format!("SELECT count(*) FROM explorer({args})");
+        let e = match ctx.sql(&q).await {
+            Ok(df) => df.collect().await.map(|_| ()).expect_err(&q),
+            Err(e) => e,
+        };
+        assert!(e.to_string().contains(message), "{q}: {e}");
+    }
+    let dir = common::scratch("explorer-empty");
+    let empty = dir.join("empty.pgn");
+    std::fs::write(&empty, "").expect("write");
+    let got = rows(&format!(
+        "SELECT count(*) FROM explorer('{}', 20)",
+        empty.display()
+    ))
+    .await;
+    assert_eq!(got, [["0"]]);
+}
+
+#[cfg(feature = "shared-data")]
+#[tokio::test(flavor = "multi_thread")]
+async fn explorer_counts_equal_python_chess() {
+    use crate::shared_data::shared;
+    let mut r = csv::Reader::from_path(data("openings/explorer_counts.csv")).expect("csv");
+    let mut want: Vec<Vec<String>> = vec![];
+    for row in r.records() {
+        let row = row.expect("row");
+        want.push((0..7).map(|i| row[i].to_string()).collect());
+    }
+    for position in ["start", "e4", "sicilian", "transposition"] {
+        let want: Vec<Vec<String>> = want
+            .iter()
+            .filter(|r| r[0] == position)
+            .map(|r| r[2..].to_vec())
+            .collect();
+        let epd = &want_epd(&data("openings/explorer_counts.csv"), position);
+        let got = rows(&format!(
+            "SELECT uci, sum(games), sum(white_wins), sum(draws), sum(black_wins) \
+             FROM explorer('{}', 20) WHERE epd = '{epd}' GROUP BY uci ORDER BY uci",
+            shared("pgn").display()
+        ))
+        .await;
+        assert!(!want.is_empty(), "{position}");
+        assert_eq!(got, want, "{position}: {epd}");
+    }
+}
+
+/// The EPD of one of the positions of the python-chess counts.
+#[cfg(feature = "shared-data")]
+fn want_epd(path: &std::path::Path, position: &str) -> String {
+    let mut r = csv::Reader::from_path(path).expect("csv");
+    r.records()
+        .map(|row| row.expect("row"))
+        .find(|row| &row[0] == position)
+        .map(|row| row[1].to_string())
+        .expect("position")
+}

@@ -48,6 +48,7 @@ pub mod engines;
 pub mod functions;
 mod game_columns;
 mod legal_moves;
+mod move_functions;
 mod options;
 mod ply_columns;
 mod ranges;
@@ -63,6 +64,7 @@ pub use codec::{ChessLogicalCodec, ChessPhysicalCodec};
 pub use functions::ChessFunction;
 pub use game_columns::read_pgn_schema;
 pub use legal_moves::{LegalMoves, legal_moves_schema};
+pub use move_functions::{MoveFunction, plies_of_type, validate_moves_type};
 pub use options::ChessOptions;
 pub use ply_columns::read_plies_schema;
 pub use read_pgn::ReadPgn;
@@ -91,7 +93,10 @@ fn register_with_pool(ctx: &SessionContext, pool: Arc<engines::EnginePool>) {
     ctx.register_udtf("read_pgn", Arc::new(ReadPgn::new(pool.clone())));
     ctx.register_udtf("read_plies", Arc::new(ReadPlies::new(pool.clone())));
     ctx.register_udtf("legal_moves", Arc::new(LegalMoves::new(pool.clone())));
-    for f in functions::all(&pool) {
+    for f in functions::all(&pool)
+        .into_iter()
+        .chain(move_functions::all(&pool))
+    {
         ctx.register_udf(f);
     }
 }

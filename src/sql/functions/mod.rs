@@ -481,7 +481,7 @@ fn board_svg_argument_types(types: &[DataType]) -> Result<Vec<DataType>> {
 }
 
 /// A text as an error message quotes it: at most 120 characters, then `…` and its length.
-fn shown(text: &str) -> String {
+pub(crate) fn shown(text: &str) -> String {
     let n = text.chars().count();
     if n <= 120 {
         format!("{text:?}")
@@ -492,7 +492,7 @@ fn shown(text: &str) -> String {
 }
 
 /// Whether a type is a string type.
-fn is_text(t: &DataType) -> bool {
+pub(crate) fn is_text(t: &DataType) -> bool {
     match t {
         DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 | DataType::Null => true,
         DataType::Dictionary(_, value) => is_text(value),

@@ -21,6 +21,7 @@ mod engine;
 mod fuzz;
 mod layers;
 mod limits;
+mod move_functions;
 mod pgn_reader;
 mod pictures;
 mod pictures_pipeline;

@@ -1,6 +1,7 @@
 //! Helpers shared by the test targets.
 #![allow(dead_code)]
 
+pub mod movetext;
 pub mod perft;
 
 use std::path::PathBuf;

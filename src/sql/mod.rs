@@ -22,7 +22,8 @@
 //! Scalar functions ([`ChessFunction`], table of types and NULL rules in
 //! [`functions`](self::functions)): `fen_after(fen, move)`, `is_legal(fen, move)`,
 //! `position_status(fen)`, `position_key(fen)`, `epd(fen)`, `material(fen)`,
-//! `fen_error(fen)`, `legal_moves_list(fen)`. Each call runs the pipeline's stages once per
+//! `fen_error(fen)`, `legal_moves_list(fen)`, …; the rules over any table's move column,
+//! `plies_of(moves …)` and `validate_moves(moves …)` ([`MoveFunction`]). Each call runs the pipeline's stages once per
 //! batch on an engine of a pool ([`engines`](self::engines): how the synchronous call reaches
 //! the asynchronous pipeline, and why concurrent partitions never share an engine).
 //!

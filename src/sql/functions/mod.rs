@@ -18,6 +18,8 @@
 //! | `imbalance(fen)` | Utf8: Scoutfish's material imbalance (`PPvN`), stages `material_counts`, `imbalances` | FEN rules broken |
 //! | `material_matches(fen, pattern)` | Boolean: the material fits pgn-extract's material description either way round (`-z`), stages `material_counts`, `material_matches` | FEN rules broken, a NULL or bad pattern |
 //! | `board_svg(fen [, options])` | Utf8: an SVG board diagram ([`crate::picture::board`]; options as `'flip lastmove=e2e4 arrows=Ge2e4,Gd4 size=300 coordinates=no'`), a check marker from stage `checkers` ([`board`]) | FEN rules broken (bad options: an error naming the row) |
+//! | `plies_of(moves [, start_fen [, chess960]])` | List<Struct> of a game's legal plies (`read_plies`' `ply`, `san`, `uci`, `fen_after`, `position_key`, `is_capture`, `is_check`, `is_checkmate`, `clock_s`, `eval_cp`, `eval_mate`) from its movetext or move list ([`crate::sql::MoveFunction`], `src/sql/move_functions.rs`) | NULL moves, a game that cannot be set up |
+//! | `validate_moves(moves [, start_fen [, chess960]])` | Struct of `read_pgn`'s rules columns (`plies` … `result_consistent`) of the game ([`crate::sql::MoveFunction`]) | NULL moves |
 //!
 //! A bad FEN is one [`fen_error`](Kind::FenError) reports: one that breaks the FEN rules
 //! ([`Setup::from_fen`]: syntax, kings, pawns, castling rights, en passant square) or

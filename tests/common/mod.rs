@@ -3,6 +3,7 @@
 
 pub mod movetext;
 pub mod perft;
+pub mod split_games;
 
 use std::path::PathBuf;
 

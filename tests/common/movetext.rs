@@ -14,67 +14,7 @@ use sqlchess::pgn::{PgnFaultKind, PgnReader};
 use sqlchess::validate::Variant;
 
 use super::query;
-
-/// Each game of a PGN text: the text after its tag section (movetext, comments and result
-/// marker included). Games are split as a PGN file is read: a line starting with `[` after
-/// movetext (outside a `{` comment) starts the next game, and so does, after an empty line
-/// in the tag section, a tag whose name the game already has; a byte order mark at the
-/// start of a line is left out, and so are `%` and `;` lines of the tag section.
-pub fn movetexts(text: &str) -> Vec<String> {
-    let mut games = vec![];
-    let (mut names, mut body): (Vec<String>, Vec<&str>) = (vec![], vec![]);
-    let (mut in_moves, mut in_comment, mut blank) = (false, false, false);
-    let mut content = false;
-    let text = text.replace("\r\n", "\n").replace('\r', "\n");
-    for line in text.lines() {
-        let line = line.trim_start_matches('\u{feff}');
-        let s = line.trim();
-        let tag_name = s.strip_prefix('[').map(|t| {
-            t.split(|c: char| c.is_whitespace() || c == '"')
-                .next()
-                .unwrap_or("")
-        });
-        let new_game = match tag_name {
-            Some(_) if in_comment => false,
-            Some(_) if in_moves => true,
-            Some(name) => blank && names.iter().any(|n| n == name),
-            None => false,
-        };
-        if new_game {
-            games.push(body.join("\n"));
-            (names, body, in_moves, blank, content) = (vec![], vec![], false, false, false);
-        }
-        match tag_name {
-            // `%` escape lines and `;` comments in the tag section
-            None if !in_moves && (line.starts_with('%') || s.starts_with(';')) => {}
-            Some(name) if !in_moves && !in_comment => {
-                names.push(name.to_string());
-                content = true;
-            }
-            _ if !in_moves && s.is_empty() => blank = true,
-            _ => {
-                in_moves = true;
-                content |= !s.is_empty();
-                body.push(line);
-                // a `{` comment may go on over lines (a `;` comment ends with its line, a
-                // `%` escape line is all comment)
-                let escape = line.starts_with('%') && !in_comment;
-                for c in line.chars().take(if escape { 0 } else { usize::MAX }) {
-                    match c {
-                        '{' if !in_comment => in_comment = true,
-                        '}' if in_comment => in_comment = false,
-                        ';' if !in_comment => break,
-                        _ => {}
-                    }
-                }
-            }
-        }
-    }
-    if content {
-        games.push(body.join("\n"));
-    }
-    games
-}
+pub use super::split_games::movetexts;
 
 /// What [`functions_agree`] compared.
 #[derive(Debug, Default)]
@@ -89,7 +29,8 @@ pub struct Compared {
     pub errors: usize,
     /// Games whose only fault is in their tag section (no error for their movetext).
     pub tag_faults: usize,
-    /// Files whose games [`movetexts`] does not split as the reader does, left out.
+    /// Files whose games [`movetexts`] does not split as the reader does, and files that
+    /// are not text (refused by `read_pgn`), left out.
     pub skipped: Vec<PathBuf>,
 }
 
@@ -156,6 +97,11 @@ pub async fn functions_agree(ctx: &SessionContext, files: &[PathBuf], dir: &Path
     for f in files {
         let path = f.display().to_string();
         let bytes = std::fs::read(f).unwrap_or_else(|e| panic!("{path}: {e}"));
+        // a file that is not text at all is refused whole by read_pgn
+        if sqlchess::io::input::not_text(&bytes[..bytes.len().min(64 * 1024)]).is_some() {
+            compared.skipped.push(f.clone());
+            continue;
+        }
         let texts = movetexts(&decoded(&bytes));
         let q = format!(
             "SELECT file, game_index, {RULES}, result_consistent, result, start_fen, \
@@ -249,6 +195,8 @@ pub async fn functions_agree(ctx: &SessionContext, files: &[PathBuf], dir: &Path
     );
     let got = cells(&query(ctx, &q).await);
     assert_eq!(got.len(), want_games.len(), "games");
+    // in the query's order
+    want_games.sort_by_cached_key(|w| (w[0].clone(), w[1].parse::<u64>().unwrap_or(0)));
     for (mut got, want) in got.into_iter().zip(want_games) {
         if want[8] == "-" {
             got[8] = "-".into();

@@ -21,7 +21,10 @@
 //! substrings of row names, to run only those rows (`cargo bench --bench rows -- perft`).
 //!
 //! The SQL rows of issue 13 (`read_plies`, `read_pgn` with and without the rules) are here
-//! too, with the shared data.
+//! too, with the shared data, and `plies_of` over a Parquet movetext column against
+//! `read_plies` over the same games as PGN (issue 33: at least as fast per ply; the games of
+//! the shared standard files, written once under the target directory as
+//! `bench-movetext.parquet` and `bench-movetext.pgn`).
 //!
 //! FEN inputs are `tests/data/oracle_positions.csv` cycled, written once under the target
 //! directory (`bench-fens-N.txt`).
@@ -32,7 +35,11 @@ use common::{
     shared_data, standard_pgn_glob, standard_pgn_inputs, strings, target_dir,
 };
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[path = "../tests/common/split_games.rs"]
+mod split_games;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -163,7 +170,7 @@ fn rows(deep: bool) -> Vec<Row> {
             sqlchess: validate.clone(),
             expect: String::new(),
             against: Some(Against::Python(
-                [vec![script("validate.py")], files].concat(),
+                [vec![script("validate.py")], files.clone()].concat(),
             )),
             work: Work::ReportRows,
             target: "≥ 15× python-chess",
@@ -190,6 +197,23 @@ fn rows(deep: bool) -> Vec<Row> {
             against: Some(Against::Sqlchess("validate", validate.clone())),
             work: Work::Printed("games"),
             target: "at least as fast as validate (issue 13)",
+        });
+        let (parquet, pgn) = movetext_files(&files);
+        rows.push(Row {
+            name: "plies_of, Parquet movetext of the shared standard PGN".into(),
+            sqlchess: sql(format!(
+                "SELECT count(*), count(DISTINCT p['position_key']) FROM (SELECT \
+                 unnest(plies_of(movetext, start_fen, chess960)) AS p FROM '{parquet}')"
+            )),
+            expect: String::new(),
+            against: Some(Against::Sqlchess(
+                "read_plies of the same games",
+                sql(format!(
+                    "SELECT count(*), count(DISTINCT position_key) FROM read_plies('{pgn}')"
+                )),
+            )),
+            work: Work::Printed("plies"),
+            target: "at least as fast per ply as read_plies (issue 33)",
         });
     } else {
         println!(
@@ -242,6 +266,69 @@ fn rows(deep: bool) -> Vec<Row> {
         }
     }
     rows
+}
+
+/// `bench-movetext.parquet` (columns `movetext`, `start_fen`, `chess960`) and
+/// `bench-movetext.pgn` (the same games: their `FEN` and `Variant` tags and movetext) of the
+/// games of `files`, the text after each tag section ([`split_games::movetexts`]; files it
+/// splits otherwise than our reader left out), written once.
+fn movetext_files(files: &[String]) -> (String, String) {
+    use datafusion::arrow::array::{BooleanArray, RecordBatch, StringArray};
+    use datafusion::dataframe::DataFrameWriteOptions;
+    use sqlchess::validate::Variant;
+
+    let parquet = target_dir().join("bench-movetext.parquet");
+    let pgn = target_dir().join("bench-movetext.pgn");
+    let name = |p: &Path| p.display().to_string();
+    if parquet.exists() && pgn.exists() {
+        return (name(&parquet), name(&pgn));
+    }
+    let (mut texts, mut fens, mut chess960, mut out) = (vec![], vec![], vec![], String::new());
+    for f in files {
+        let Ok(bytes) = std::fs::read(f) else {
+            continue;
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        let games: Vec<_> = sqlchess::pgn::PgnReader::new(&bytes[..])
+            .filter_map(Result::ok)
+            .collect();
+        let moves = split_games::movetexts(text);
+        if games.len() != moves.len() {
+            continue;
+        }
+        for (g, m) in games.iter().zip(moves) {
+            let c960 = g.tag("Variant").map(Variant::of) == Some(Variant::Chess960);
+            if let Some(fen) = g.tag("FEN") {
+                out += &format!("[FEN \"{fen}\"]\n");
+            }
+            if c960 {
+                out += "[Variant \"Chess960\"]\n";
+            }
+            out += &format!("\n{m}\n\n");
+            fens.push(g.tag("FEN").map(str::to_string));
+            chess960.push(c960);
+            texts.push(m);
+        }
+    }
+    std::fs::write(&pgn, out).expect("write bench-movetext.pgn");
+    let batch = RecordBatch::try_from_iter(vec![
+        ("movetext", Arc::new(StringArray::from(texts)) as _),
+        ("start_fen", Arc::new(StringArray::from(fens)) as _),
+        ("chess960", Arc::new(BooleanArray::from(chess960)) as _),
+    ])
+    .expect("batch");
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let ctx = datafusion::prelude::SessionContext::new();
+        ctx.read_batch(batch)
+            .expect("frame")
+            .write_parquet(&name(&parquet), DataFrameWriteOptions::new(), None)
+            .await
+            .expect("write bench-movetext.parquet");
+    });
+    (name(&parquet), name(&pgn))
 }
 
 fn main() {

@@ -431,3 +431,57 @@ fn the_scheduler_plans_statically_and_fails_a_stage_whose_input_is_lost() {
     let state = builder(asked).expect("session state");
     assert!(!state.config().ballista_adaptive_query_planner_enabled());
 }
+
+/// `plies_of` and `validate_moves` over a Parquet movetext column (the games of
+/// tests/data/pgn/sample.pgn and queries.pgn) run on the executors, whose sessions have the
+/// chess functions (`crate::sql::register`), and give the in-process rows.
+#[tokio::test(flavor = "multi_thread")]
+async fn plies_of_over_a_parquet_movetext_column_gives_the_in_process_rows() {
+    use datafusion::arrow::array::{StringArray, UInt64Array};
+    use datafusion::dataframe::DataFrameWriteOptions;
+    use std::sync::Arc;
+
+    let dir = scratch("cluster-movetext");
+    let mut texts = vec![];
+    for f in ["sample.pgn", "queries.pgn"] {
+        let text = std::fs::read_to_string(root().join("tests/data/pgn").join(f)).expect("pgn");
+        texts.extend(crate::common::movetext::movetexts(&text));
+    }
+    let n = texts.len();
+    let local = sql::context();
+    let batch = RecordBatch::try_from_iter(vec![
+        (
+            "game",
+            Arc::new(UInt64Array::from_iter_values(0..n as u64)) as _,
+        ),
+        ("movetext", Arc::new(StringArray::from(texts)) as _),
+    ])
+    .expect("batch");
+    let parquet = dir.join("movetext.parquet").display().to_string();
+    local
+        .read_batch(batch)
+        .expect("frame")
+        .write_parquet(&parquet, DataFrameWriteOptions::new(), None)
+        .await
+        .expect("parquet");
+    let cluster = LocalCluster::start(2, 1, quick()).expect("cluster");
+    let remote = cluster.context().await.expect("client");
+    let table = format!("CREATE EXTERNAL TABLE mt STORED AS PARQUET LOCATION '{parquet}';\n");
+    for q in [
+        "SELECT game, p.ply, p.san, p.uci, p.fen_after, p.position_key, p.is_checkmate, \
+         p.clock_s, p.eval_cp FROM (SELECT game, unnest(plies_of(movetext)) AS p FROM mt)",
+        "SELECT game, v.plies, v.first_illegal_ply, v.error_kind, v.final_fen, v.final_status \
+         FROM (SELECT game, validate_moves(movetext) AS v FROM mt)",
+    ] {
+        let mut rows = vec![];
+        for ctx in [&local, &remote] {
+            let ctx_rows = run(ctx, &format!("{table}{q}"))
+                .await
+                .unwrap_or_else(|e| panic!("{q}: {e}"));
+            ctx.sql("DROP TABLE mt").await.expect("drop");
+            rows.push(ctx_rows);
+        }
+        assert!(rows[0].len() >= n, "{q}: {} rows", rows[0].len());
+        assert_eq!(rows[1], rows[0], "{q} on the cluster");
+    }
+}

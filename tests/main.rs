@@ -22,6 +22,7 @@ mod explorer;
 mod fuzz;
 mod layers;
 mod limits;
+mod move_functions;
 mod openings;
 mod pgn_out;
 mod pgn_reader;

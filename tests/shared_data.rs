@@ -713,3 +713,43 @@ async fn hundred_shared_games_written_as_pgn_read_back_and_by_python_chess() {
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "100");
     }
 }
+
+/// `plies_of` and `validate_moves` over a Parquet movetext column of every game of
+/// pgn/, chess960/ and bad/ (the text after each tag section, the `FEN` and `Variant` tags
+/// as arguments) give the rows `read_plies` and `read_pgn` give for the same games
+/// (`common::movetext::functions_agree`), illegal and malformed games included.
+#[test]
+fn move_functions_over_movetext_give_read_plies_and_read_pgn_rows() {
+    let dir = common::scratch("shared-movetext");
+    let mut files = vec![];
+    for d in ["pgn", "chess960", "bad"] {
+        files.extend(common::pgn_files(&shared(d)));
+    }
+    let started = std::time::Instant::now();
+    let c = rt().block_on(async {
+        let ctx = sqlchess::sql::context();
+        common::movetext::functions_agree(&ctx, &files, &dir).await
+    });
+    eprintln!("{} files: {c:?} in {:?}", files.len(), started.elapsed());
+    let skipped: Vec<String> = c
+        .skipped
+        .iter()
+        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    // binary data between games (a game of its own for the reader; malformed.pgn holds
+    // that file's games too), and a file that is not text (refused by read_pgn)
+    assert_eq!(
+        skipped,
+        [
+            "binary_between_games.pgn",
+            "binary_blob.pgn",
+            "malformed.pgn"
+        ],
+        "files left out"
+    );
+    assert_eq!(
+        (c.games, c.plies, c.errors, c.tag_faults, c.other_variants),
+        (6_284, 513_328, 322, 3, 4),
+        "{c:?}"
+    );
+}

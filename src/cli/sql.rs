@@ -142,7 +142,8 @@ pub async fn run(
         ));
     }
     let ctx = match cluster {
-        None => sqlchess::sql::context_with(config),
+        // file paths as tables: SELECT … FROM 'games.parquet'
+        None => sqlchess::sql::context_with(config).enable_url_table(),
         #[cfg(feature = "ballista")]
         Some(url) => sqlchess::cluster::connect(&url).await?,
         #[cfg(not(feature = "ballista"))]

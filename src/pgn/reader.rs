@@ -106,6 +106,10 @@ pub enum PgnFaultKind {
     StrayCloseBrace,
     /// A `]` outside a tag pair. It is ignored.
     StrayCloseBracket,
+    /// Text after the end of a game where one game was expected: a second game in one
+    /// movetext value ([`super::movetext::read_movetext`]; [`PgnReader`] itself reports
+    /// each game separately and never gives this fault).
+    TextAfterGame,
 }
 
 impl PgnFaultKind {
@@ -122,6 +126,7 @@ impl PgnFaultKind {
             PgnFaultKind::BinaryData => "binary_data",
             PgnFaultKind::StrayCloseBrace => "stray_close_brace",
             PgnFaultKind::StrayCloseBracket => "stray_close_bracket",
+            PgnFaultKind::TextAfterGame => "text_after_game",
         }
     }
 }
@@ -138,6 +143,7 @@ impl fmt::Display for PgnFaultKind {
             PgnFaultKind::BinaryData => "binary data in movetext",
             PgnFaultKind::StrayCloseBrace => "unmatched }",
             PgnFaultKind::StrayCloseBracket => "unmatched ]",
+            PgnFaultKind::TextAfterGame => "text after the end of the game",
         };
         f.write_str(text)
     }

@@ -205,17 +205,20 @@ pub(crate) fn needs_text(projection: &[usize]) -> bool {
         .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| *c == Col::Pgn))
 }
 
+/// Whether any of these columns of [`read_pgn_schema`] (indices) is a rules column (the
+/// validation report's).
+pub(crate) fn needs_rules(projection: &[usize]) -> bool {
+    projection
+        .iter()
+        .any(|&i| COLUMNS.get(i).is_some_and(|(_, c)| c.needs_rules()))
+}
+
 /// The validation these columns of [`read_pgn_schema`] (indices) need: `None` without a
 /// rules or openings column; with an openings column, the plies' positions, up to
 /// [`CLASSIFY_PLIES`] when no rules column is projected.
 pub(crate) fn validation_for(projection: &[usize]) -> Option<ValidateOptions> {
-    let cols = || {
-        projection
-            .iter()
-            .filter_map(|&i| COLUMNS.get(i).map(|c| c.1))
-    };
-    let rules = cols().any(Col::needs_rules);
-    let openings = cols().any(Col::needs_openings);
+    let rules = needs_rules(projection);
+    let openings = needs_openings(projection);
     (rules || openings).then_some(ValidateOptions {
         plies: openings,
         max_plies: (openings && !rules).then_some(CLASSIFY_PLIES),

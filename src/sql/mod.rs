@@ -25,7 +25,8 @@
 //! Scalar functions ([`ChessFunction`], table of types and NULL rules in
 //! [`functions`](self::functions)): `fen_after(fen, move)`, `is_legal(fen, move)`,
 //! `position_status(fen)`, `position_key(fen)`, `epd(fen)`, `material(fen)`,
-//! `fen_error(fen)`, `legal_moves_list(fen)`. Each call runs the pipeline's stages once per
+//! `fen_error(fen)`, `legal_moves_list(fen)`, …; the rules over any table's move column,
+//! `plies_of(moves …)` and `validate_moves(moves …)` ([`MoveFunction`]). Each call runs the pipeline's stages once per
 //! batch on an engine of a pool ([`engines`](self::engines): how the synchronous call reaches
 //! the asynchronous pipeline, and why concurrent partitions never share an engine).
 //!
@@ -52,6 +53,7 @@ pub mod explorer;
 pub mod functions;
 mod game_columns;
 mod legal_moves;
+mod move_functions;
 pub mod openings;
 mod options;
 pub mod pgn_format;
@@ -70,6 +72,7 @@ pub use codec::{ChessLogicalCodec, ChessPhysicalCodec};
 pub use functions::ChessFunction;
 pub use game_columns::read_pgn_schema;
 pub use legal_moves::{LegalMoves, legal_moves_schema};
+pub use move_functions::{MoveFunction, plies_of_type, validate_moves_type};
 pub use options::ChessOptions;
 pub use ply_columns::read_plies_schema;
 pub use read_pgn::ReadPgn;
@@ -114,7 +117,10 @@ fn register_with_pool(ctx: &SessionContext, pool: Arc<engines::EnginePool>) {
     // error) has no `openings` table
     let openings = openings::table::OpeningsTable::new(pool.clone());
     ctx.register_table("openings", Arc::new(openings)).ok();
-    for f in functions::all(&pool) {
+    for f in functions::all(&pool)
+        .into_iter()
+        .chain(move_functions::all(&pool))
+    {
         ctx.register_udf(f);
     }
 }

@@ -112,11 +112,25 @@ impl GameReport {
         }
     }
 
-    /// Records the game's error at `ply` (0: set-up); `message` comes after `game N: `.
+    /// Records the game's error at `ply` (0: set-up); `message` comes after `game N: `
+    /// ([`GameReport::error_detail`] is the message without it).
     pub(crate) fn set_error(&mut self, ply: u32, kind: ErrorKind, message: &str) {
         self.first_illegal_ply = Some(ply);
         self.error_kind = Some(kind);
-        self.error_message = Some(format!("game {}: {message}", self.game_index));
+        self.error_message = Some(format!("{}{message}", self.game_prefix()));
+    }
+
+    /// The error message without its `game N: ` prefix (what is wrong, naming the ply and
+    /// token): the message of a game that is a row of its own (SQL `validate_moves`).
+    #[must_use]
+    pub fn error_detail(&self) -> Option<&str> {
+        let m = self.error_message.as_deref()?;
+        Some(m.strip_prefix(self.game_prefix().as_str()).unwrap_or(m))
+    }
+
+    /// `game N: `, how an error message names the game.
+    fn game_prefix(&self) -> String {
+        format!("game {}: ", self.game_index)
     }
 
     /// Records the last position reached: its FEN (python-chess style, see [`fen_of`]), its

@@ -1,7 +1,9 @@
 //! Helpers shared by the test targets.
 #![allow(dead_code)]
 
+pub mod movetext;
 pub mod perft;
+pub mod split_games;
 
 use std::path::PathBuf;
 

@@ -19,6 +19,8 @@
 //! | `material_matches(fen, pattern)` | Boolean: the material fits pgn-extract's material description either way round (`-z`), stages `material_counts`, `material_matches` | FEN rules broken, a NULL or bad pattern |
 //! | `opening(fen)` | Utf8: the name of the named opening ([`crate::sql::openings`], the `openings` table) whose position is exactly this one, compared as EPDs (`epd(fen)`'s rules: the en passant square only when an en passant capture is legal; the clocks are not compared) | bad FEN, a position no opening names |
 //! | `board_svg(fen [, options])` | Utf8: an SVG board diagram ([`crate::picture::board`]; options as `'flip lastmove=e2e4 arrows=Ge2e4,Gd4 size=300 coordinates=no'`), a check marker from stage `checkers` ([`board`]) | FEN rules broken (bad options: an error naming the row) |
+//! | `plies_of(moves [, start_fen [, chess960]])` | List<Struct> of a game's legal plies (`read_plies`' `ply`, `san`, `uci`, `fen_after`, `position_key`, `is_capture`, `is_check`, `is_checkmate`, `clock_s`, `eval_cp`, `eval_mate`) from its movetext or move list ([`crate::sql::MoveFunction`], `src/sql/move_functions.rs`) | NULL moves, a game that cannot be set up |
+//! | `validate_moves(moves [, start_fen [, chess960]])` | Struct of `read_pgn`'s rules columns (`plies` … `result_consistent`) of the game ([`crate::sql::MoveFunction`]) | NULL moves |
 //!
 //! A bad FEN is one [`fen_error`](Kind::FenError) reports: one that breaks the FEN rules
 //! ([`Setup::from_fen`]: syntax, kings, pawns, castling rights, en passant square) or
@@ -496,7 +498,7 @@ fn board_svg_argument_types(types: &[DataType]) -> Result<Vec<DataType>> {
 }
 
 /// A text as an error message quotes it: at most 120 characters, then `…` and its length.
-fn shown(text: &str) -> String {
+pub(crate) fn shown(text: &str) -> String {
     let n = text.chars().count();
     if n <= 120 {
         format!("{text:?}")
@@ -507,7 +509,7 @@ fn shown(text: &str) -> String {
 }
 
 /// Whether a type is a string type.
-fn is_text(t: &DataType) -> bool {
+pub(crate) fn is_text(t: &DataType) -> bool {
     match t {
         DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 | DataType::Null => true,
         DataType::Dictionary(_, value) => is_text(value),

@@ -1,0 +1,421 @@
+//! The rules over any table's move column: the scalar functions `plies_of` and
+//! `validate_moves`, one game per row, from its movetext or its list of move tokens.
+//!
+//! | function | returns | NULL when |
+//! |---|---|---|
+//! | `plies_of(moves [, start_fen [, chess960]])` | List<Struct> of the game's legal main-line plies ([`plies_of_type`]: `ply`, `san`, `uci`, `fen_after`, `position_key`, `is_capture`, `is_check`, `is_checkmate`, `clock_s`, `eval_cp`, `eval_mate`, the values of those columns of `read_plies`); a game with an illegal move: its plies before it | NULL `moves`; the game cannot be set up (bad `start_fen`, a `Variant` tag of other rules in the text) |
+//! | `validate_moves(moves [, start_fen [, chess960]])` | Struct ([`validate_moves_type`]): `plies`, `first_illegal_ply`, `error_kind`, `error_message`, `final_fen`, `final_status`, `result_consistent`, the rules columns of `read_pgn` (`error_message` without its `game N: ` prefix) | NULL `moves` |
+//!
+//! Arguments: `moves` is PGN movetext (Utf8, Utf8View or LargeUtf8; read by our PGN reader
+//! as one game, [`read_movetext`]: comments, NAGs, variations, a result marker, even a tag
+//! section) or a list of move tokens (List, LargeList or FixedSizeList of strings; SAN,
+//! UCI, castling and null moves as in movetext; a NULL item is an unreadable token);
+//! `start_fen` (a string; NULL or absent: the standard position, or the text's `FEN` tag)
+//! is the game's `FEN` tag; `chess960` (Boolean; NULL, absent or false: the rules the FEN
+//! and the text's `Variant` tag give) true is a `Variant "Chess960"` tag (see
+//! [`crate::validate::start_position`]). A result marker at the end of the movetext is the
+//! game's `Result` tag when the text has none (`result_consistent`).
+//!
+//! Errors are per row: text that is not PGN (an unreadable token, a structural fault of
+//! the text, text after the end of the game) is a `syntax` error of `validate_moves` at its
+//! ply, as `read_pgn` reports it; a bad `start_fen` in a column is a `setup` error at ply 0
+//! (`plies_of`: NULL). Planning errors name the argument: a count other than 1 to 3, a
+//! type other than those above, and a literal `start_fen` that breaks the FEN rules.
+//!
+//! Columnar: the non-NULL rows of a batch are one batch of games through
+//! [`validate_games_with`], one call per batch on an engine of the pool
+//! ([`super::engines`]); the rows are built by `read_pgn`'s and `read_plies`' column
+//! builders ([`super::game_columns`], [`super::ply_columns`]).
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    Array, ArrayRef, BooleanArray, ListArray, RecordBatch, StringArray, StructArray, UInt32Array,
+    new_null_array,
+};
+use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
+use datafusion::arrow::compute::{cast, take};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef};
+use datafusion::common::{DataFusionError, Result, ScalarValue, plan_err};
+use datafusion::logical_expr::{
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
+};
+
+use super::engines::{EnginePool, with_engine};
+use super::functions::{is_text, shown};
+use super::game_columns::{games_batch, needs_rules, read_pgn_schema};
+use super::ply_columns::{plies_batches, read_plies_schema};
+use crate::pgn::RawGame;
+use crate::pgn::movetext::read_movetext;
+use crate::validate::{StartError, ValidateOptions, start_position, validate_games_with};
+
+/// The `read_plies` columns a `plies_of` item holds, in order.
+const PLY_FIELDS: [&str; 11] = [
+    "ply",
+    "san",
+    "uci",
+    "fen_after",
+    "position_key",
+    "is_capture",
+    "is_check",
+    "is_checkmate",
+    "clock_s",
+    "eval_cp",
+    "eval_mate",
+];
+
+/// Which function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    PliesOf,
+    ValidateMoves,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::PliesOf => "plies_of",
+            Kind::ValidateMoves => "validate_moves",
+        }
+    }
+
+    /// The indices of its columns in its table's schema (`read_plies`, `read_pgn`).
+    fn projection(self) -> Vec<usize> {
+        match self {
+            Kind::PliesOf => {
+                let schema = read_plies_schema();
+                PLY_FIELDS
+                    .iter()
+                    .filter_map(|n| schema.index_of(n).ok())
+                    .collect()
+            }
+            Kind::ValidateMoves => (0..read_pgn_schema().fields().len())
+                .filter(|&i| needs_rules(&[i]))
+                .collect(),
+        }
+    }
+
+    /// Its columns' schema: the projection of its table's.
+    fn schema(self) -> SchemaRef {
+        let table = match self {
+            Kind::PliesOf => read_plies_schema(),
+            Kind::ValidateMoves => read_pgn_schema(),
+        };
+        let fields: Vec<Field> = self
+            .projection()
+            .iter()
+            .map(|&i| table.field(i).clone())
+            .collect();
+        Arc::new(Schema::new(fields))
+    }
+
+    fn return_type(self) -> DataType {
+        match self {
+            Kind::PliesOf => plies_of_type(),
+            Kind::ValidateMoves => validate_moves_type(),
+        }
+    }
+}
+
+/// The type `plies_of` returns: List<Struct> of `ply` UInt32, `san`, `uci`, `fen_after`
+/// Utf8, `position_key` UInt64, `is_capture`, `is_check`, `is_checkmate` Boolean,
+/// `clock_s` Float64 (nullable), `eval_cp`, `eval_mate` Int32 (nullable): the fields of
+/// those columns of [`read_plies_schema`] (their definitions there).
+#[must_use]
+pub fn plies_of_type() -> DataType {
+    DataType::List(Arc::new(Field::new(
+        "item",
+        DataType::Struct(Kind::PliesOf.schema().fields().clone()),
+        true,
+    )))
+}
+
+/// The type `validate_moves` returns: Struct of `plies` UInt32, `first_illegal_ply`
+/// UInt32 (nullable), `error_kind`, `error_message`, `final_fen`, `final_status` Utf8
+/// (nullable), `result_consistent` Boolean: the rules columns of [`read_pgn_schema`] (their
+/// definitions there).
+#[must_use]
+pub fn validate_moves_type() -> DataType {
+    DataType::Struct(Kind::ValidateMoves.schema().fields().clone())
+}
+
+/// `plies_of` or `validate_moves` (see the module docs).
+#[derive(Debug)]
+pub struct MoveFunction {
+    kind: Kind,
+    signature: Signature,
+    pool: Arc<EnginePool>,
+}
+
+impl PartialEq for MoveFunction {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+    }
+}
+
+impl Eq for MoveFunction {}
+
+impl Hash for MoveFunction {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.kind.hash(state);
+    }
+}
+
+/// `plies_of` and `validate_moves`, sharing `pool`.
+pub(crate) fn all(pool: &Arc<EnginePool>) -> Vec<ScalarUDF> {
+    [Kind::PliesOf, Kind::ValidateMoves]
+        .into_iter()
+        .map(|kind| {
+            ScalarUDF::new_from_impl(MoveFunction {
+                kind,
+                signature: Signature::user_defined(Volatility::Immutable),
+                pool: pool.clone(),
+            })
+        })
+        .collect()
+}
+
+impl ScalarUDFImpl for MoveFunction {
+    fn name(&self) -> &str {
+        self.kind.name()
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(self.kind.return_type())
+    }
+
+    /// `moves` to Utf8 or List<Utf8>, `start_fen` to Utf8, `chess960` to Boolean. Errors: a
+    /// plan error naming the function and the argument (count or type).
+    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        let name = self.kind.name();
+        if types.is_empty() || types.len() > 3 {
+            return plan_err!(
+                "{name}(moves [, start_fen [, chess960]]) takes 1 to 3 arguments, not {}",
+                types.len()
+            );
+        }
+        let utf8_list = DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
+        types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| match (i, t) {
+                (0 | 1, t) if is_text(t) => Ok(DataType::Utf8),
+                (
+                    0,
+                    DataType::List(item)
+                    | DataType::LargeList(item)
+                    | DataType::FixedSizeList(item, _),
+                ) if is_text(item.data_type()) => Ok(utf8_list.clone()),
+                (2, DataType::Boolean | DataType::Null) => Ok(DataType::Boolean),
+                (i, t) => plan_err!(
+                    "{name}: argument {} ({}) must be {}, not {t}",
+                    i + 1,
+                    ["moves", "start_fen", "chess960"][i],
+                    [
+                        "a string (movetext) or a list of strings (move tokens)",
+                        "a string (a FEN)",
+                        "a Boolean"
+                    ][i]
+                ),
+            })
+            .collect()
+    }
+
+    /// Checks a literal `start_fen` (with a literal `chess960`) by the rules games start by
+    /// ([`start_position`]). Errors: a plan error naming the argument and the FEN field.
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        if let Some(Some(
+            ScalarValue::Utf8(Some(fen))
+            | ScalarValue::Utf8View(Some(fen))
+            | ScalarValue::LargeUtf8(Some(fen)),
+        )) = args.scalar_arguments.get(1)
+        {
+            let chess960 = matches!(
+                args.scalar_arguments.get(2),
+                Some(Some(ScalarValue::Boolean(Some(true))))
+            );
+            let game = with_tags(empty_game(), Some(fen), chess960);
+            if let Err(StartError::Fen(e)) = start_position(&game) {
+                return plan_err!(
+                    "{}: argument 2, the start FEN {}, is not a valid position: field {e}",
+                    self.kind.name(),
+                    shown(fen)
+                );
+            }
+        }
+        Ok(Arc::new(Field::new(
+            self.kind.name(),
+            self.kind.return_type(),
+            true,
+        )))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let rows = args.number_rows;
+        let name = self.kind.name();
+        let internal = |i: usize| DataFusionError::Internal(format!("{name}: argument {}", i + 1));
+        let array = |i: usize| -> Result<Option<ArrayRef>> {
+            args.args.get(i).map(|a| a.to_array(rows)).transpose()
+        };
+        let moves = array(0)?.ok_or_else(|| internal(0))?;
+        let fens = array(1)?
+            .map(|a| cast(&a, &DataType::Utf8))
+            .transpose()?
+            .map(|a| {
+                a.as_any()
+                    .downcast_ref::<StringArray>()
+                    .cloned()
+                    .ok_or_else(|| internal(1))
+            })
+            .transpose()?;
+        let chess960 = array(2)?
+            .map(|a| {
+                a.as_any()
+                    .downcast_ref::<BooleanArray>()
+                    .cloned()
+                    .ok_or_else(|| internal(2))
+            })
+            .transpose()?;
+        // the games of the non-NULL rows, and each row's game
+        let notes = self.kind == Kind::PliesOf;
+        let read = read_games(&moves, notes).ok_or_else(|| internal(0))?;
+        let mut games: Vec<(&str, RawGame)> = vec![];
+        let mut game_of: Vec<Option<u32>> = Vec::with_capacity(rows);
+        for (row, game) in read.into_iter().enumerate() {
+            game_of.push(game.map(|game| {
+                let fen = fens
+                    .as_ref()
+                    .filter(|f| f.is_valid(row))
+                    .map(|f| f.value(row));
+                let chess960 = chess960
+                    .as_ref()
+                    .is_some_and(|c| c.is_valid(row) && c.value(row));
+                games.push(("", with_tags(game, fen, chess960)));
+                u32::try_from(games.len() - 1).unwrap_or(u32::MAX)
+            }));
+        }
+        let out = if games.is_empty() {
+            new_null_array(&self.kind.return_type(), rows)
+        } else {
+            let options = ValidateOptions {
+                plies: notes,
+                ..Default::default()
+            };
+            let mut validation = with_engine(&self.pool, |engine, rt| {
+                rt.block_on(validate_games_with(engine, &games, options))
+            })
+            .map_err(|e| DataFusionError::External(Box::new(e)))?;
+            let (projection, schema) = (self.kind.projection(), self.kind.schema());
+            let per_game: ArrayRef = match self.kind {
+                Kind::ValidateMoves => {
+                    for r in &mut validation.reports {
+                        r.error_message = r.error_detail().map(str::to_string);
+                    }
+                    let batch = games_batch(&projection, &schema, &games, Some(&validation), None)?;
+                    Arc::new(StructArray::from(batch))
+                }
+                Kind::PliesOf => {
+                    let mut batches = vec![];
+                    let n = validation.plies.len().max(1);
+                    plies_batches(&games, &validation, (&projection, &schema), n, |b| {
+                        batches.push(b);
+                        Ok(true)
+                    })?;
+                    let items = match batches.pop() {
+                        Some(b) => StructArray::from(b),
+                        None => StructArray::from(RecordBatch::new_empty(schema.clone())),
+                    };
+                    // one list per game: its plies; NULL when it could not be set up
+                    let mut offsets = vec![0i32];
+                    for r in &validation.reports {
+                        let end = offsets[offsets.len() - 1] as usize + r.plies as usize;
+                        offsets.push(i32::try_from(end).map_err(|_| {
+                            DataFusionError::Execution(format!(
+                                "{name}: over 2^31 plies in one batch"
+                            ))
+                        })?);
+                    }
+                    let valid = validation
+                        .reports
+                        .iter()
+                        .map(|r| r.first_illegal_ply != Some(0));
+                    let item = match plies_of_type() {
+                        DataType::List(item) => item,
+                        _ => return Err(internal(0)),
+                    };
+                    Arc::new(ListArray::try_new(
+                        item,
+                        OffsetBuffer::new(offsets.into()),
+                        Arc::new(items),
+                        Some(NullBuffer::from_iter(valid)),
+                    )?)
+                }
+            };
+            take(&per_game, &UInt32Array::from(game_of), None)?
+        };
+        Ok(ColumnarValue::Array(out))
+    }
+}
+
+/// Each row's game: `None` for a NULL row. `None` when `moves` is neither Utf8 nor a list
+/// of Utf8 (the types [`MoveFunction::coerce_types`] casts to).
+fn read_games(moves: &ArrayRef, notes: bool) -> Option<Vec<Option<RawGame>>> {
+    if let Some(texts) = moves.as_any().downcast_ref::<StringArray>() {
+        return Some(
+            texts
+                .iter()
+                .map(|t| t.map(|t| read_movetext(t, notes)))
+                .collect(),
+        );
+    }
+    let lists = moves.as_any().downcast_ref::<ListArray>()?;
+    (0..lists.len())
+        .map(|row| {
+            if lists.is_null(row) {
+                return Some(None);
+            }
+            let items = lists.value(row);
+            let tokens = items.as_any().downcast_ref::<StringArray>()?;
+            Some(Some(RawGame {
+                moves: tokens
+                    .iter()
+                    .map(|t| t.unwrap_or_default().to_string())
+                    .collect(),
+                ..empty_game()
+            }))
+        })
+        .collect()
+}
+
+/// A game with no tags and no moves.
+fn empty_game() -> RawGame {
+    read_movetext("", false)
+}
+
+/// `game` with the tags of the arguments: `FEN` from `start_fen`, `Variant "Chess960"` when
+/// `chess960`, each replacing the text's; `Result` from the result marker when the text
+/// has no `Result` tag.
+fn with_tags(mut game: RawGame, start_fen: Option<&str>, chess960: bool) -> RawGame {
+    let mut set = |name: &str, value: &str| {
+        game.tags.retain(|(n, _)| n != name);
+        game.tags.push((name.to_string(), value.to_string()));
+    };
+    if let Some(fen) = start_fen {
+        set("FEN", fen);
+    }
+    if chess960 {
+        set("Variant", "Chess960");
+    }
+    if game.tag("Result").is_none()
+        && let Some(result) = game.result.clone()
+    {
+        game.tags.push(("Result".to_string(), result));
+    }
+    game
+}

@@ -26,13 +26,17 @@
 //! the shared standard files, written once under the target directory as
 //! `bench-movetext.parquet` and `bench-movetext.pgn`).
 //!
+//! With `SQLCHESS_BENCH_DEEP=1`, `explorer(…, 20)` over the 1 GiB file against `read_plies`
+//! of it (issue 33: at least 5×), and over 1,000,000 distinct random games
+//! (`bench-random-1000000.pgn`, written once) under `--memory-limit 1GiB`.
+//!
 //! FEN inputs are `tests/data/oracle_positions.csv` cycled, written once under the target
 //! directory (`bench-fens-N.txt`).
 
 mod common;
 use common::{
-    env_num, fens, measure, median, one_gib_file, printed_number, python_chess, script,
-    shared_data, standard_pgn_glob, standard_pgn_inputs, strings, target_dir,
+    env_num, fens, measure, median, one_gib_file, printed_number, python_chess, random_games_file,
+    script, shared_data, standard_pgn_glob, standard_pgn_inputs, strings, target_dir,
 };
 
 use std::path::{Path, PathBuf};
@@ -254,6 +258,37 @@ fn rows(deep: bool) -> Vec<Row> {
                 against: None,
                 work: Work::Printed("games"),
                 target: "≥ validate's games/s, < 1 GiB (issue 13)",
+            });
+            let sql = |query: String| strings(&["sql", &query, "--format", "csv"]);
+            rows.push(Row {
+                name: "explorer(…, 20), 1 GiB file".into(),
+                sqlchess: sql(format!(
+                    "SELECT sum(games), count(*) FROM explorer('{file}', 20)"
+                )),
+                expect: String::new(),
+                against: Some(Against::Sqlchess(
+                    "read_plies of the same file",
+                    sql(format!(
+                        "SELECT count(*), count(DISTINCT position_key) FROM read_plies('{file}')"
+                    )),
+                )),
+                work: Work::Printed("plies"),
+                target: "≥ 5× read_plies (issue 33)",
+            });
+            let random = random_games_file(1_000_000).display().to_string();
+            rows.push(Row {
+                name: "explorer(…, 20), 1,000,000 random games, --memory-limit 1GiB".into(),
+                sqlchess: [
+                    strings(&["--memory-limit", "1GiB"]),
+                    sql(format!(
+                        "SELECT sum(games), count(*) FROM explorer('{random}', 20)"
+                    )),
+                ]
+                .concat(),
+                expect: String::new(),
+                against: None,
+                work: Work::Printed("plies"),
+                target: "under --memory-limit 1GiB (issue 33)",
             });
             rows.push(Row {
                 name: "validate, 1 GiB file".into(),

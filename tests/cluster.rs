@@ -130,6 +130,29 @@ async fn a_local_cluster_of_two_executors_gives_the_in_process_answers() {
              count(DISTINCT fen_after) AS positions FROM read_plies('{shared}') GROUP BY 1, 2"
         ),
     ));
+    // the named openings: a registered table the scheduler and executors replay themselves
+    queries.push((
+        "read_pgn's openings classification over the shared standard PGN".into(),
+        format!(
+            "SELECT classified_eco, classified_opening, classified_ply, count(*) AS games \
+             FROM read_pgn('{shared}') GROUP BY 1, 2, 3"
+        ),
+    ));
+    queries.push((
+        "explorer over the shared standard PGN".into(),
+        format!(
+            "SELECT speed, rating_band, month, count(*) AS moves, sum(games) AS games, \
+             sum(white_wins) AS white, sum(draws) AS draws, sum(mover_elo_sum) AS elo, \
+             max(last_date) AS last, sum(position_key % 1000003) AS keys \
+             FROM explorer('{shared}', 12) GROUP BY 1, 2, 3"
+        ),
+    ));
+    queries.push((
+        "the openings table and opening(fen)".into(),
+        "SELECT eco, count(*) AS lines, sum(ply) AS plies, \
+         count(opening(epd || ' 0 1')) AS named FROM openings GROUP BY 1"
+            .into(),
+    ));
     // LIMIT and OFFSET over in-memory tables: DataFusion pushes them into the scan, where
     // Ballista 55 lost them (20 rows for LIMIT 2, none for OFFSET 1)
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";

@@ -240,3 +240,71 @@ pub fn printed_number(stdout: &str) -> Option<f64> {
         .and_then(|l| l.split(',').next())
         .and_then(|n| n.trim().parse::<f64>().ok())
 }
+
+/// `bench-random-N.pgn` under the target directory: `n` distinct games of seeded random
+/// legal moves (10 to 80 plies each, moves drawn by a fixed xorshift; shakmaty, a
+/// dev-dependency, plays them: the input of a bench, not its work), each with random Elo
+/// tags, a `TimeControl` and a `UTCDate`, so that the explorer's groups spread. Written once.
+pub fn random_games_file(n: usize) -> PathBuf {
+    use shakmaty::{Chess, Position, san::SanPlus};
+    use std::collections::HashSet;
+    use std::io::Write;
+    let path = target_dir().join(format!("bench-random-{n}.pgn"));
+    if path.exists() {
+        return path;
+    }
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move |below: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % below as u64) as usize
+    };
+    let controls = ["60+0", "180+2", "300+0", "600+5", "1800+20"];
+    let tmp = path.with_extension("tmp");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp).expect("create"));
+    let mut seen: HashSet<u64> = HashSet::with_capacity(n);
+    let mut written = 0;
+    while written < n {
+        let mut pos = Chess::default();
+        let mut sans = vec![];
+        let plies = 10 + next(71);
+        let mut hash = 0xcbf2_9ce4_8422_2325u64;
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let k = next(moves.len());
+            // FNV-1a of the moves' indices: the game's identity
+            hash = (hash ^ k as u64).wrapping_mul(0x0000_0100_0000_01b3);
+            let m = moves[k];
+            sans.push(SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string());
+        }
+        if !seen.insert(hash) {
+            continue;
+        }
+        let (white, black) = (800 + next(2000), 800 + next(2000));
+        let movetext: Vec<String> = sans
+            .chunks(2)
+            .enumerate()
+            .map(|(i, pair)| format!("{}. {}", i + 1, pair.join(" ")))
+            .collect();
+        let result = ["1-0", "0-1", "1/2-1/2"][next(3)];
+        writeln!(
+            out,
+            "[Event \"random {written}\"]\n[UTCDate \"2025.{:02}.{:02}\"]\n[WhiteElo \"{white}\"]\n\
+             [BlackElo \"{black}\"]\n[TimeControl \"{}\"]\n[Result \"{result}\"]\n\n{} {result}\n",
+            1 + next(12),
+            1 + next(28),
+            controls[next(controls.len())],
+            movetext.join(" ")
+        )
+        .expect("write");
+        written += 1;
+    }
+    out.flush().expect("flush");
+    drop(out);
+    std::fs::rename(&tmp, &path).expect("rename");
+    path
+}

@@ -51,6 +51,7 @@ use datafusion_proto::physical_plan::{
 use prost::Message;
 
 use super::engines::EnginePool;
+use super::openings::table::OpeningsTable;
 use super::scan::{PgnScanExec, PgnTable, Rows, ScanParts};
 use crate::io::input::{Compression, Input, Source};
 
@@ -64,6 +65,7 @@ enum Node {
     PgnTable = 1,
     MemTable = 2,
     PgnScan = 3,
+    OpeningsTable = 4,
 }
 
 /// `buf` with the envelope of `node` and `message`.
@@ -315,6 +317,10 @@ impl LogicalExtensionCodec for ChessLogicalCodec {
                     None => table,
                 }))
             }
+            // the named openings: the receiving process replays its own copy
+            n if n == Node::OpeningsTable as u8 => {
+                Ok(Arc::new(OpeningsTable::new(self.pool.clone())))
+            }
             n if n == Node::MemTable as u8 => {
                 let p: MemTableProto = decode("in-memory table", message)?;
                 let partitions = p
@@ -362,6 +368,9 @@ impl LogicalExtensionCodec for ChessLogicalCodec {
                 partitions.push(ipc_bytes(&table.schema(), &batches)?);
             }
             return envelope(Node::MemTable, &MemTableProto { partitions }, buf);
+        }
+        if node.downcast_ref::<OpeningsTable>().is_some() {
+            return envelope(Node::OpeningsTable, &(), buf);
         }
         self.inner.try_encode_table_provider(table_ref, node, buf)
     }

@@ -18,6 +18,7 @@ mod clocks_evals;
 #[cfg(feature = "ballista")]
 mod cluster;
 mod engine;
+mod explore;
 mod fuzz;
 mod layers;
 mod limits;

@@ -172,11 +172,23 @@ async fn filters_narrow_the_moves_as_sql_does() {
             vec!["--speeds", "bullet,rapid"],
             "speed IN ('bullet', 'rapid')",
         ),
-        (vec!["--ratings", "1600,1800"], "rating_band IN (1600, 1800)"),
+        (
+            vec!["--ratings", "1600,1800"],
+            "rating_band IN (1600, 1800)",
+        ),
         (vec!["--since", "2025-06"], "month >= '2025-06'"),
         (vec!["--until", "2025-05"], "month <= '2025-05'"),
         (
-            vec!["--speeds", "blitz", "--ratings", "1400", "--since", "2025-01", "--until", "2025-05"],
+            vec![
+                "--speeds",
+                "blitz",
+                "--ratings",
+                "1400",
+                "--since",
+                "2025-01",
+                "--until",
+                "2025-05",
+            ],
             "speed = 'blitz' AND rating_band = 1400 AND month BETWEEN '2025-01' AND '2025-05'",
         ),
     ] {
@@ -220,7 +232,10 @@ fn bad_inputs_refused_with_exit_status_2_naming_them() {
     let empty = dir.join("empty.parquet");
     std::fs::write(&empty, "").expect("write");
     refused(&["explore", path(&empty)], &["empty.parquet: empty file"]);
-    refused(&["explore", path(&dir.join("nope.parquet"))], &["nope.parquet"]);
+    refused(
+        &["explore", path(&dir.join("nope.parquet"))],
+        &["nope.parquet"],
+    );
     let narrow = dir.join("narrow.parquet");
     let pgn = data("pgn/queries.pgn");
     let sql = format!(
@@ -354,7 +369,10 @@ async fn sql_weights(ctx: &SessionContext, fen: &str, min_games: i64) -> Vec<(St
         let uci = b.column(0).as_string::<i32>();
         let w = b.column(1).as_primitive::<Int64Type>();
         for i in 0..b.num_rows() {
-            out.push((uci.value(i).to_string(), u16::try_from(w.value(i)).expect("u16")));
+            out.push((
+                uci.value(i).to_string(),
+                u16::try_from(w.value(i)).expect("u16"),
+            ));
         }
     }
     out
@@ -384,7 +402,13 @@ async fn book_holds_every_position_with_the_documented_weights() {
                  + draws > 0";
     let mut want = BTreeSet::new();
     for b in query(&ctx, q).await {
-        want.extend(b.column(0).as_primitive::<UInt64Type>().values().iter().copied());
+        want.extend(
+            b.column(0)
+                .as_primitive::<UInt64Type>()
+                .values()
+                .iter()
+                .copied(),
+        );
     }
     assert_eq!(keys, want);
     // the start position's moves and weights, and Black's after 1. e4 e5 2. Nf3
@@ -405,6 +429,11 @@ async fn book_holds_every_position_with_the_documented_weights() {
     let two = read_book(&write_book(&tree, &dir, "two.bin", &["--min-games", "2"]));
     assert!(two.len() < entries.len());
     assert_eq!(book_moves(&two, START), sql_weights(&ctx, START, 2).await);
-    let blitz = read_book(&write_book(&tree, &dir, "blitz.bin", &["--speeds", "blitz"]));
+    let blitz = read_book(&write_book(
+        &tree,
+        &dir,
+        "blitz.bin",
+        &["--speeds", "blitz"],
+    ));
     assert!(!blitz.is_empty() && blitz.len() < entries.len());
 }

@@ -761,7 +761,10 @@ fn explorer_book_read_by_python_chess() {
     let found: Vec<&str> = stdout.lines().collect();
     assert_eq!(found.len(), lines.len(), "{stdout}");
     for (fen, python_found) in [
-        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", found[0]),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            found[0],
+        ),
         (
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2",
             found[1],

@@ -151,7 +151,11 @@ mod tests {
             ("e8g8", "e8h8"),
             ("e8c8", "e8a8"),
         ] {
-            assert_eq!(encode_move(uci, true), encode_move(as_written, false), "{uci}");
+            assert_eq!(
+                encode_move(uci, true),
+                encode_move(as_written, false),
+                "{uci}"
+            );
         }
         // a rook's e1g1 is not castling; castling already written king takes rook stays
         assert_ne!(encode_move("e1g1", false), encode_move("e1h1", false));

@@ -91,7 +91,10 @@ fn band(s: &str) -> std::result::Result<u16, String> {
         .filter(|b| RATING_BANDS.contains(b))
         .ok_or_else(|| {
             let bands: Vec<String> = RATING_BANDS.iter().map(u16::to_string).collect();
-            format!("{s:?} is not a rating band (the bands: {})", bands.join(", "))
+            format!(
+                "{s:?} is not a rating band (the bands: {})",
+                bands.join(", ")
+            )
         })
 }
 
@@ -107,9 +110,7 @@ fn month(s: &str) -> std::result::Result<String, String> {
     if ok {
         Ok(s.to_string())
     } else {
-        Err(format!(
-            "{s:?} is not a month YYYY-MM (e.g. 2025-01)"
-        ))
+        Err(format!("{s:?} is not a month YYYY-MM (e.g. 2025-01)"))
     }
 }
 
@@ -179,7 +180,16 @@ pub async fn run(args: Args, config: &PipelineConfig) -> Result<ExitCode> {
     register_tree(&ctx, &args.tree).await?;
     let filters = filters(&args);
     match &args.book {
-        Some(book) => write_book(&ctx, &args.tree, &filters, args.min_games.unwrap_or(1), book).await,
+        Some(book) => {
+            write_book(
+                &ctx,
+                &args.tree,
+                &filters,
+                args.min_games.unwrap_or(1),
+                book,
+            )
+            .await
+        }
         None => show_moves(&ctx, &args, &filters).await,
     }
 }
@@ -469,12 +479,8 @@ async fn write_book(
         positions += 1;
         let weights: Vec<u64> = group.iter().map(|m| m.weight.max(0) as u64).collect();
         for (m, weight) in group.iter().zip(scale_weights(&weights)) {
-            let mv = encode_move(&m.uci, m.castling)
-                .map_err(|e| {
-                Error::Usage(format!(
-                    "{}: not an explorer tree: uci {e}",
-                    tree.display()
-                ))
+            let mv = encode_move(&m.uci, m.castling).map_err(|e| {
+                Error::Usage(format!("{}: not an explorer tree: uci {e}", tree.display()))
             })?;
             entries.push(BookEntry {
                 key: m.position_key,

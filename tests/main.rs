@@ -18,6 +18,7 @@ mod clocks_evals;
 #[cfg(feature = "ballista")]
 mod cluster;
 mod engine;
+mod explore;
 mod explorer;
 mod fuzz;
 mod layers;

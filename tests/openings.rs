@@ -34,9 +34,12 @@ async fn rows(q: &str) -> Vec<Vec<String>> {
     cells(&query(&ctx, q).await)
 }
 
-/// python-chess's classification of the shared standard games: (file, game index) →
-/// (ply, the ECO codes and names of the openings at that position); ply "" when none.
-fn python_chess_classification() -> HashMap<(String, String), (String, Vec<(String, String)>)> {
+/// A game's classification by python-chess: the ply ("" when none) and the ECO codes and
+/// names of the openings at that position.
+type Classified = (String, Vec<(String, String)>);
+
+/// python-chess's classification of the shared standard games, by (file, game index).
+fn python_chess_classification() -> HashMap<(String, String), Classified> {
     let mut r = csv::Reader::from_path(data("openings/classified.csv")).expect("classified.csv");
     r.records()
         .map(|row| {

@@ -3,7 +3,8 @@
 //! positions, every standard and Chess960 game of games.csv (with and without the ply
 //! table), the 300 random Chess960 games of chess960/, the 300 corrupted games of
 //! bad/illegal.csv, differential testing against shakmaty (`heavy/differential.rs`) and the
-//! same answers whatever the settings (`heavy/settings.rs`).
+//! same answers whatever the settings (`heavy/settings.rs`), and python-chess reading what we
+//! write (PGN, a Polyglot book of `sqlchess explore --book`).
 
 use crate::common;
 use common::*;
@@ -667,6 +668,14 @@ fn perft_6_of_the_start_position_within_2_gib() {
     assert!(bytes <= 2 << 30, "peak memory {peak} over 2 GiB");
 }
 
+/// `$SQLCHESS_PYTHON`, a python with python-chess 1.11.2; panics when unset (never skipped:
+/// .ci/run makes the venv and exports it).
+fn python() -> String {
+    std::env::var("SQLCHESS_PYTHON").expect(
+        "SQLCHESS_PYTHON: a python with chess==1.11.2 (.ci/run makes one under the target dir)",
+    )
+}
+
 /// Reads every game of a PGN file with python-chess (`chess.pgn.read_game`) and prints how
 /// many it read; fails on a game with errors (`game.errors`) or another chess version.
 const PYTHON_CHESS_READS: &str = r#"
@@ -683,10 +692,7 @@ print(n)
 
 #[tokio::test(flavor = "multi_thread")]
 async fn hundred_shared_games_written_as_pgn_read_back_and_by_python_chess() {
-    // never skipped: .ci/run makes the venv and exports it
-    let python = std::env::var("SQLCHESS_PYTHON").expect(
-        "SQLCHESS_PYTHON: a python with chess==1.11.2 (.ci/run makes one under the target dir)",
-    );
+    let python = python();
     let dir = scratch("shared-pgn-out");
     let source = shared("pgn/notnil-chess/Carlsen.pgn");
     let (files, n) = crate::pgn_out::write_and_read_back(
@@ -752,4 +758,63 @@ fn move_functions_over_movetext_give_read_plies_and_read_pgn_rows() {
         (6_284, 513_328, 322, 3, 4),
         "{c:?}"
     );
+}
+
+/// Prints, for each line of SAN moves after the book (one argument each), the moves
+/// python-chess's Polyglot reader finds for the position they reach from the start
+/// (`find_all`, in the book's order), as `uci:weight` separated by spaces.
+const PYTHON_CHESS_BOOK: &str = r#"
+import sys
+import chess, chess.polyglot
+assert chess.__version__ == "1.11.2", chess.__version__
+with chess.polyglot.open_reader(sys.argv[1]) as book:
+    for line in sys.argv[2:]:
+        board = chess.Board()
+        for san in line.split():
+            board.push_san(san)
+        print(" ".join(f"{e.move.uci()}:{e.weight}" for e in book.find_all(board)))
+"#;
+
+/// `sqlchess explore --book` (tests/explore.rs) read by python-chess: the moves and weights
+/// it finds for the start position and after 1. e4 e5 2. Nf3 are those of our reader.
+#[test]
+fn explorer_book_read_by_python_chess() {
+    let python = python();
+    let dir = scratch("shared-book");
+    let tree = crate::explore::write_tree(&dir);
+    let book = crate::explore::write_book(&tree, &dir, "book.bin", &[]);
+    let entries = crate::explore::read_book(&book);
+    let lines = ["", "e4 e5 Nf3"];
+    let out = std::process::Command::new(&python)
+        .arg("-c")
+        .arg(PYTHON_CHESS_BOOK)
+        .arg(&book)
+        .args(lines)
+        .output()
+        .unwrap_or_else(|e| panic!("{python}: {e}"));
+    assert!(
+        out.status.success(),
+        "python-chess: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let found: Vec<&str> = stdout.lines().collect();
+    assert_eq!(found.len(), lines.len(), "{stdout}");
+    for (fen, python_found) in [
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            found[0],
+        ),
+        (
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2",
+            found[1],
+        ),
+    ] {
+        let ours: Vec<String> = crate::explore::book_moves(&entries, fen)
+            .into_iter()
+            .map(|(uci, weight)| format!("{uci}:{weight}"))
+            .collect();
+        assert!(!ours.is_empty(), "{fen}");
+        assert_eq!(python_found, ours.join(" "), "{fen}");
+    }
 }

@@ -2,7 +2,7 @@
 //! ([`color`]), roles and pieces ([`role`]), squares ([`square`]), castling rights
 //! ([`castling`]), set-up positions and their validity checks ([`setup`]), FEN and X-FEN
 //! reading and writing ([`fen`]) and its errors ([`fen_error`]), the SAN token lexer ([`san`]), the game outcome's repetition
-//! history ([`outcome`]), the Polyglot key ([`polyglot`]), board patterns ([`subfen`]),
+//! history ([`outcome`]), the Polyglot key ([`polyglot`]), Polyglot opening books ([`polyglot_book`]), board patterns ([`subfen`]),
 //! pgn-extract's material balance patterns ([`material_pattern`]), arrows and circles drawn
 //! on a board ([`mark`]).
 
@@ -14,6 +14,7 @@ pub mod mark;
 pub mod material_pattern;
 pub mod outcome;
 pub mod polyglot;
+pub mod polyglot_book;
 pub mod role;
 pub mod san;
 pub mod setup;

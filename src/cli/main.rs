@@ -30,6 +30,7 @@ macro_rules! note {
 mod board;
 mod chart;
 mod cluster;
+mod explore;
 mod interrupt;
 mod moves;
 mod perft;
@@ -100,6 +101,16 @@ enum Command {
     /// status 2, and no file written, for a missing FILE, a game past the file's last, or
     /// an --out that is not .svg or .html.
     Chart(chart::Args),
+    /// Show an explorer tree (a Parquet file of `explorer(path, max_ply)`) as the lichess
+    /// opening explorer does: the moves from a position, most played first, with games,
+    /// results, the movers' average Elo and the opening reached; or write it as a Polyglot
+    /// opening book (--book).
+    ///
+    /// Filters (--speeds, --ratings, --since, --until) keep the tree's rows of those
+    /// speeds, rating bands and months. Exit status 2 for a file that is not an explorer
+    /// tree (naming the missing columns), a bad FEN, a move of --moves that is not legal
+    /// (naming it), bad filter values.
+    Explore(explore::Args),
     /// Print the logical and physical plan of one stage, or of all.
     Explain(profile::ExplainArgs),
     /// Run a pipeline with DataFusion's metrics and print one row per stage: rows, planning
@@ -211,6 +222,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Perft(args) => perft::run(&engine.await?, args).await,
         Command::Board(args) => board::run(&engine.await?, args).await,
         Command::Chart(args) => chart::run(args, &config).await,
+        Command::Explore(args) => explore::run(args, &config).await,
         Command::Explain(args) => profile::explain_command(&engine.await?, args).await,
         Command::Profile(args) => profile::profile_command(&engine.await?, args).await,
         Command::Sql {

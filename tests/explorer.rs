@@ -7,29 +7,8 @@
 
 use crate::common;
 
-use common::{data, query};
-use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use common::{data, sql_cells};
 use sqlchess::sql;
-
-fn cells(batches: &[RecordBatch]) -> Vec<Vec<String>> {
-    let mut out = vec![];
-    for b in batches {
-        let cols: Vec<_> = b
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &FormatOptions::default()).expect("fmt"))
-            .collect();
-        for i in 0..b.num_rows() {
-            out.push(cols.iter().map(|c| c.value(i).to_string()).collect());
-        }
-    }
-    out
-}
-
-async fn rows(q: &str) -> Vec<Vec<String>> {
-    cells(&query(&sql::context(), q).await)
-}
 
 fn queries_pgn() -> String {
     data("pgn/queries.pgn").display().to_string()
@@ -43,9 +22,9 @@ async fn explorer_equals_the_example_query() {
     )
     .expect("example")
     .replace("tests/data/pgn/queries.pgn", &queries_pgn());
-    let want = rows(&example).await;
+    let want = sql_cells(&example).await;
     assert!(want.len() >= 3, "{want:?}");
-    let got = rows(&format!(
+    let got = sql_cells(&format!(
         "SELECT san, sum(games), sum(white_wins), sum(black_wins) FROM explorer('{}', 20) \
          WHERE epd = epd('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2') \
          GROUP BY san ORDER BY 2 DESC, san",
@@ -62,11 +41,11 @@ async fn explorer_equals_the_example_query() {
 async fn explorer_counts_the_plies_of_the_standard_games() {
     let path = queries_pgn();
     for max_ply in [1, 7, 20] {
-        let got = rows(&format!(
+        let got = sql_cells(&format!(
             "SELECT sum(games) FROM explorer('{path}', {max_ply})"
         ))
         .await;
-        let want = rows(&format!(
+        let want = sql_cells(&format!(
             "SELECT count(*) FROM read_plies('{path}') p JOIN read_pgn('{path}') g \
              ON p.game_index = g.game_index WHERE g.start_fen IS NULL AND p.ply <= {max_ply}"
         ))
@@ -74,13 +53,13 @@ async fn explorer_counts_the_plies_of_the_standard_games() {
         assert_eq!(got, want, "max_ply {max_ply}");
     }
     // the first move of each game: its speed, band, month and result are the game's
-    let got = rows(&format!(
+    let got = sql_cells(&format!(
         "SELECT speed, rating_band, month, sum(games), sum(white_wins), sum(draws), \
          sum(black_wins), sum(mover_elo_sum), sum(mover_elo_games), max(last_date) \
          FROM explorer('{path}', 1) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
     ))
     .await;
-    let want = rows(&format!(
+    let want = sql_cells(&format!(
         "SELECT speed, CAST(CASE WHEN white_elo IS NULL OR black_elo IS NULL THEN NULL \
            WHEN (white_elo + black_elo) / 2 >= 2500 THEN 2500 \
            WHEN (white_elo + black_elo) / 2 >= 2200 THEN 2200 \
@@ -98,7 +77,7 @@ async fn explorer_counts_the_plies_of_the_standard_games() {
     assert!(got.len() > 1, "{got:?}");
     assert_eq!(got, want);
     // the scan replays each game up to max_ply
-    let plan = rows(&format!(
+    let plan = sql_cells(&format!(
         "EXPLAIN SELECT * FROM explorer('{path}', 12) WHERE speed = 'blitz'"
     ))
     .await;
@@ -139,7 +118,7 @@ async fn explorer_arguments_are_checked_at_planning() {
     let dir = common::scratch("explorer-empty");
     let empty = dir.join("empty.pgn");
     std::fs::write(&empty, "").expect("write");
-    let got = rows(&format!(
+    let got = sql_cells(&format!(
         "SELECT count(*) FROM explorer('{}', 20)",
         empty.display()
     ))
@@ -164,7 +143,7 @@ async fn explorer_counts_equal_python_chess() {
             .map(|r| r[2..].to_vec())
             .collect();
         let epd = &want_epd(&data("openings/explorer_counts.csv"), position);
-        let got = rows(&format!(
+        let got = sql_cells(&format!(
             "SELECT uci, sum(games), sum(white_wins), sum(draws), sum(black_wins) \
              FROM explorer('{}', 20) WHERE epd = '{epd}' GROUP BY uci ORDER BY uci",
             shared("pgn").display()

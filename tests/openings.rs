@@ -8,32 +8,10 @@ use crate::common;
 
 use std::collections::HashMap;
 
-use common::{data, query};
-use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use common::{data, sql_cells};
 use sqlchess::sql;
 
 /// The text of every cell, row by row (NULL as "").
-fn cells(batches: &[RecordBatch]) -> Vec<Vec<String>> {
-    let mut out = vec![];
-    for b in batches {
-        let cols: Vec<_> = b
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &FormatOptions::default()).expect("fmt"))
-            .collect();
-        for i in 0..b.num_rows() {
-            out.push(cols.iter().map(|c| c.value(i).to_string()).collect());
-        }
-    }
-    out
-}
-
-async fn rows(q: &str) -> Vec<Vec<String>> {
-    let ctx = sql::context();
-    cells(&query(&ctx, q).await)
-}
-
 /// A game's classification by python-chess: the ply ("" when none) and the ECO codes and
 /// names of the openings at that position.
 type Classified = (String, Vec<(String, String)>);
@@ -61,7 +39,7 @@ fn python_chess_classification() -> HashMap<(String, String), Classified> {
 /// Our classification of the games of `path` (file, game index, eco, name, ply), `file`
 /// relative to `root`.
 async fn classified(path: &str, root: &str) -> Vec<(String, String, String, String, String)> {
-    rows(&format!(
+    sql_cells(&format!(
         "SELECT file, game_index, classified_eco, classified_opening, classified_ply \
          FROM read_pgn('{path}')"
     ))
@@ -102,13 +80,13 @@ fn assert_as_python_chess(ours: &[(String, String, String, String, String)], min
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_openings_table_is_the_lines_replayed() {
-    let got = rows(
+    let got = sql_cells(
         "SELECT count(*), count(DISTINCT epd), min(ply), max(ply), \
          sum(CASE WHEN uci LIKE '%e1g1%' THEN 1 ELSE 0 END) > 0 FROM openings",
     )
     .await;
     assert_eq!(got, [["3807", "3807", "1", "36", "true"]]);
-    let got = rows("SELECT eco, pgn, uci, epd, ply FROM openings WHERE name = 'Sicilian Defense: Najdorf Variation' AND ply = 10").await;
+    let got = sql_cells("SELECT eco, pgn, uci, epd, ply FROM openings WHERE name = 'Sicilian Defense: Najdorf Variation' AND ply = 10").await;
     assert_eq!(
         got,
         [[
@@ -120,7 +98,7 @@ async fn the_openings_table_is_the_lines_replayed() {
         ]]
     );
     // every line's position is the one `fen_after` reaches from its moves, as `epd` writes it
-    let got = rows(
+    let got = sql_cells(
         "SELECT count(*) FROM openings WHERE epd <> epd(epd || ' 0 1') OR ply <> \
          cardinality(string_to_array(uci, ' '))",
     )
@@ -149,7 +127,7 @@ async fn the_classified_ply_is_the_deepest_named_one_within_40() {
         "pgn/plies.pgn",
     ] {
         let path = data(file).display().to_string();
-        let got = rows(&format!(
+        let got = sql_cells(&format!(
             "WITH g AS (SELECT game_index, start_fen, classified_eco, classified_opening, \
                classified_ply FROM read_pgn('{path}')), \
              named AS (SELECT p.game_index, max(p.ply) AS ply FROM read_plies('{path}') p \
@@ -176,7 +154,7 @@ async fn the_classified_ply_is_the_deepest_named_one_within_40() {
         }
     }
     let path = data("pgn/illegal_moves.pgn").display().to_string();
-    let got = rows(&format!(
+    let got = sql_cells(&format!(
         "SELECT count(*) FROM read_pgn('{path}') WHERE first_illegal_ply > 1 \
          AND classified_ply IS NOT NULL AND classified_ply < first_illegal_ply"
     ))
@@ -208,7 +186,7 @@ async fn classification_stops_at_ply_40() {
             }
             stack.extend(p.children().into_iter().cloned());
         }
-        (cells(&batches), runs)
+        (common::cells(&batches), runs)
     };
     let (alone, cut) = runs(&format!(
         "SELECT game_index, classified_eco, classified_ply FROM read_pgn('{path}') ORDER BY 1"
@@ -233,7 +211,7 @@ async fn classification_stops_at_ply_40() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn opening_names_the_position_exactly() {
-    let got = rows(
+    let got = sql_cells(
         "SELECT opening(fen) FROM (VALUES \
            ('rnbqkb1r/1p2pppp/p2p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R w KQkq - 0 6'), \
            ('rnbqkb1r/1p2pppp/p2p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R w KQkq - 7 30'), \
@@ -264,7 +242,7 @@ mod shared {
 
     #[tokio::test(flavor = "multi_thread")]
     async fn the_openings_table_equals_python_chess() {
-        let got = rows("SELECT eco, name, pgn, uci, epd FROM openings").await;
+        let got = sql_cells("SELECT eco, name, pgn, uci, epd FROM openings").await;
         let mut r = csv::Reader::from_path(shared("oracle/openings.csv")).expect("openings.csv");
         let want: Vec<Vec<String>> = r
             .records()

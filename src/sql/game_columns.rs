@@ -385,25 +385,23 @@ fn classifications<'b>(
     validation: &Validation,
     book: &'b Book,
 ) -> datafusion::common::Result<Vec<Option<(&'b Opening, u32)>>> {
-    let mut at = 0usize;
-    let mut out = Vec::with_capacity(games.len());
-    for ((_, g), r) in games.iter().zip(&validation.reports) {
-        let n = r.plies as usize;
-        let Some(plies) = validation.plies.get(at..at + n) else {
-            return Err(DataFusionError::Internal(format!(
-                "read_pgn: {} ply rows for the plies reported",
-                validation.plies.len()
-            )));
-        };
-        at += n;
-        let standard = g.tag("FEN").is_none() && r.first_illegal_ply != Some(0);
-        out.push(
+    let Some(by_game) = validation.plies_by_game() else {
+        return Err(DataFusionError::Internal(format!(
+            "read_pgn: {} ply rows for the plies reported",
+            validation.plies.len()
+        )));
+    };
+    Ok(games
+        .iter()
+        .zip(&validation.reports)
+        .zip(by_game)
+        .map(|(((_, g), r), plies)| {
+            let standard = g.tag("FEN").is_none() && r.first_illegal_ply != Some(0);
             standard
                 .then(|| book.classify(plies, r.final_fen.as_deref()))
-                .flatten(),
-        );
-    }
-    Ok(out)
+                .flatten()
+        })
+        .collect())
 }
 
 /// A text column of the classifications (NULL where a game has none).

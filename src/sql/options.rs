@@ -1,6 +1,7 @@
 //! The settings of the chess tables in a session's configuration, under `sqlchess.`
 //! ([`ChessOptions`]).
 
+use datafusion::catalog::TableFunctionArgs;
 use datafusion::config::ConfigExtension;
 
 datafusion::common::extensions_options! {
@@ -21,4 +22,14 @@ datafusion::common::extensions_options! {
 
 impl ConfigExtension for ChessOptions {
     const PREFIX: &'static str = "sqlchess";
+}
+
+/// The `sqlchess.split_bytes` of a table function call's session (the default when the
+/// session has no [`ChessOptions`]).
+pub(crate) fn split_bytes_of(args: &TableFunctionArgs) -> u64 {
+    args.session()
+        .config_options()
+        .extensions
+        .get::<ChessOptions>()
+        .map_or(ChessOptions::default().split_bytes, |o| o.split_bytes)
 }

@@ -47,7 +47,7 @@ use super::game_columns::{
     games_batch, needs_openings, needs_text, read_pgn_schema, validation_for,
 };
 use super::openings::{Book, book};
-use super::options::ChessOptions;
+use super::options::split_bytes_of;
 use super::ply_bound::{max_ply, ply_bound};
 use super::ply_columns::{plies_batches, read_plies_schema};
 use super::ranges::{partitions, planned_ranges, ranges_of, ranges_plan};
@@ -117,7 +117,7 @@ impl Rows {
 }
 
 /// The table of one `read_pgn(path)` or `read_plies(path)` call: its files, known at
-/// planning time, and the calling session's [`ChessOptions::split_bytes`] (a table that
+/// planning time, and the calling session's [`super::ChessOptions::split_bytes`] (a table that
 /// travels to a cluster's scheduler is scanned there with the client's setting).
 #[derive(Debug)]
 pub struct PgnTable {
@@ -166,7 +166,7 @@ impl PgnTable {
     /// The table of a call of the table function whose rows are `rows`: the files its one
     /// string literal names ([`string_argument`], [`inputs_of`]), split by the calling
     /// session's `sqlchess.split_bytes` (the default when the session has no
-    /// [`ChessOptions`]).
+    /// [`super::ChessOptions`]).
     ///
     /// Errors (planning): see [`super::ReadPgn`].
     pub(crate) fn of_call(
@@ -176,12 +176,7 @@ impl PgnTable {
     ) -> datafusion::common::Result<PgnTable> {
         let name = rows.table_name();
         let path = string_argument(name, "a file, a directory or a glob", args)?;
-        let split_bytes = args
-            .session()
-            .config_options()
-            .extensions
-            .get::<ChessOptions>()
-            .map_or(ChessOptions::default().split_bytes, |o| o.split_bytes);
+        let split_bytes = split_bytes_of(args);
         Ok(PgnTable::new(
             inputs_of(name, &path)?,
             pool,
@@ -191,7 +186,7 @@ impl PgnTable {
     }
 
     /// Plain files of at least twice this many bytes are read as several partitions
-    /// ([`ChessOptions::split_bytes`]).
+    /// ([`super::ChessOptions::split_bytes`]).
     #[must_use]
     pub fn split_bytes(&self) -> u64 {
         self.split_bytes

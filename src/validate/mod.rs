@@ -66,6 +66,23 @@ pub struct Validation {
     pub plies: Vec<PlyRow>,
 }
 
+impl Validation {
+    /// The plies of each game, in input order (with [`ValidateOptions::plies`]): game `i`'s
+    /// are the next `reports[i].plies` of [`Validation::plies`]. `None` when they do not
+    /// add up (a validation without plies).
+    #[must_use]
+    pub fn plies_by_game(&self) -> Option<Vec<&[PlyRow]>> {
+        let mut at = 0usize;
+        let mut out = Vec::with_capacity(self.reports.len());
+        for r in &self.reports {
+            let n = r.plies as usize;
+            out.push(self.plies.get(at..at + n)?);
+            at += n;
+        }
+        (at == self.plies.len()).then_some(out)
+    }
+}
+
 /// Validates a batch of games (each with the name of its file) in one ply-synchronous
 /// replay. Reports come back in input order.
 ///

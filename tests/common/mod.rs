@@ -403,3 +403,25 @@ impl AsRef<std::ffi::OsStr> for Scratch {
         self.0.path().as_os_str()
     }
 }
+
+/// The text of every cell of `batches`, row by row (NULL as the empty string).
+pub fn cells(batches: &[datafusion::arrow::array::RecordBatch]) -> Vec<Vec<String>> {
+    use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+    let mut out = vec![];
+    for b in batches {
+        let cols: Vec<_> = b
+            .columns()
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &FormatOptions::default()).expect("fmt"))
+            .collect();
+        for i in 0..b.num_rows() {
+            out.push(cols.iter().map(|c| c.value(i).to_string()).collect());
+        }
+    }
+    out
+}
+
+/// The cells ([`cells`]) of `q` run on a new [`sqlchess::sql::context`].
+pub async fn sql_cells(q: &str) -> Vec<Vec<String>> {
+    cells(&query(&sqlchess::sql::context(), q).await)
+}

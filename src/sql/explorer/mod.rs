@@ -18,7 +18,7 @@ use datafusion::logical_expr::{Expr, LogicalPlanBuilder, col, lit};
 
 use super::arguments::inputs_of;
 use super::engines::EnginePool;
-use super::options::ChessOptions;
+use super::options::split_bytes_of;
 use super::scan::{PgnTable, Rows};
 
 /// The `explorer(path, max_ply)` table function: `path` a string literal as `read_pgn`'s
@@ -102,12 +102,7 @@ impl TableFunctionImpl for Explorer {
                 args.exprs()[1]
             );
         };
-        let split_bytes = args
-            .session()
-            .config_options()
-            .extensions
-            .get::<ChessOptions>()
-            .map_or(ChessOptions::default().split_bytes, |o| o.split_bytes);
+        let split_bytes = split_bytes_of(&args);
         let plies = PgnTable::new(
             inputs_of("explorer", &path)?,
             self.pool.clone(),

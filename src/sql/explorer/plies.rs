@@ -128,22 +128,19 @@ pub(crate) fn explorer_batches(
     rows: usize,
     mut emit: impl FnMut(RecordBatch) -> datafusion::common::Result<bool>,
 ) -> datafusion::common::Result<bool> {
-    let mut kept: Vec<(&GameFacts, &PlyRow)> = vec![];
+    let Some(by_game) = validation.plies_by_game() else {
+        return Err(DataFusionError::Internal(format!(
+            "explorer: {} ply rows for the plies reported",
+            validation.plies.len()
+        )));
+    };
     let facts: Vec<GameFacts> = games.iter().map(|(_, g)| GameFacts::of(g)).collect();
-    let mut at = 0usize;
-    for (f, r) in facts.iter().zip(&validation.reports) {
-        let n = r.plies as usize;
-        let Some(plies) = validation.plies.get(at..at + n) else {
-            return Err(DataFusionError::Internal(format!(
-                "explorer: {} ply rows for the plies reported",
-                validation.plies.len()
-            )));
-        };
-        at += n;
-        if f.standard {
-            kept.extend(plies.iter().map(|p| (f, p)));
-        }
-    }
+    let kept: Vec<(&GameFacts, &PlyRow)> = facts
+        .iter()
+        .zip(by_game)
+        .filter(|(f, _)| f.standard)
+        .flat_map(|(f, plies)| plies.iter().map(move |p| (f, p)))
+        .collect();
     for chunk in kept.chunks(rows.max(1)) {
         let columns = projection
             .iter()

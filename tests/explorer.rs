@@ -126,41 +126,45 @@ async fn explorer_arguments_are_checked_at_planning() {
     assert_eq!(got, [["0"]]);
 }
 
+/// Run by `.ci/run` with the heavy checks (`shared_data::`).
 #[cfg(feature = "shared-data")]
-#[tokio::test(flavor = "multi_thread")]
-async fn explorer_counts_equal_python_chess() {
-    use crate::shared_data::shared;
-    let mut r = csv::Reader::from_path(data("openings/explorer_counts.csv")).expect("csv");
-    let mut want: Vec<Vec<String>> = vec![];
-    for row in r.records() {
-        let row = row.expect("row");
-        want.push((0..7).map(|i| row[i].to_string()).collect());
-    }
-    for position in ["start", "e4", "sicilian", "transposition"] {
-        let want: Vec<Vec<String>> = want
-            .iter()
-            .filter(|r| r[0] == position)
-            .map(|r| r[2..].to_vec())
-            .collect();
-        let epd = &want_epd(&data("openings/explorer_counts.csv"), position);
-        let got = sql_cells(&format!(
-            "SELECT uci, sum(games), sum(white_wins), sum(draws), sum(black_wins) \
-             FROM explorer('{}', 20) WHERE epd = '{epd}' GROUP BY uci ORDER BY uci",
-            shared("pgn").display()
-        ))
-        .await;
-        assert!(!want.is_empty(), "{position}");
-        assert_eq!(got, want, "{position}: {epd}");
-    }
-}
+mod shared_data {
+    use super::*;
 
-/// The EPD of one of the positions of the python-chess counts.
-#[cfg(feature = "shared-data")]
-fn want_epd(path: &std::path::Path, position: &str) -> String {
-    let mut r = csv::Reader::from_path(path).expect("csv");
-    r.records()
-        .map(|row| row.expect("row"))
-        .find(|row| &row[0] == position)
-        .map(|row| row[1].to_string())
-        .expect("position")
+    #[tokio::test(flavor = "multi_thread")]
+    async fn explorer_counts_equal_python_chess() {
+        use crate::shared_data::shared;
+        let mut r = csv::Reader::from_path(data("openings/explorer_counts.csv")).expect("csv");
+        let mut want: Vec<Vec<String>> = vec![];
+        for row in r.records() {
+            let row = row.expect("row");
+            want.push((0..7).map(|i| row[i].to_string()).collect());
+        }
+        for position in ["start", "e4", "sicilian", "transposition"] {
+            let want: Vec<Vec<String>> = want
+                .iter()
+                .filter(|r| r[0] == position)
+                .map(|r| r[2..].to_vec())
+                .collect();
+            let epd = &want_epd(&data("openings/explorer_counts.csv"), position);
+            let got = sql_cells(&format!(
+                "SELECT uci, sum(games), sum(white_wins), sum(draws), sum(black_wins) \
+                 FROM explorer('{}', 20) WHERE epd = '{epd}' GROUP BY uci ORDER BY uci",
+                shared("pgn").display()
+            ))
+            .await;
+            assert!(!want.is_empty(), "{position}");
+            assert_eq!(got, want, "{position}: {epd}");
+        }
+    }
+
+    /// The EPD of one of the positions of the python-chess counts.
+    fn want_epd(path: &std::path::Path, position: &str) -> String {
+        let mut r = csv::Reader::from_path(path).expect("csv");
+        r.records()
+            .map(|row| row.expect("row"))
+            .find(|row| &row[0] == position)
+            .map(|row| row[1].to_string())
+            .expect("position")
+    }
 }

@@ -235,8 +235,9 @@ async fn opening_names_the_position_exactly() {
     assert_eq!(got, want.map(|w| vec![w.to_string()]));
 }
 
+/// Run by `.ci/run` with the heavy checks (`shared_data::`).
 #[cfg(feature = "shared-data")]
-mod shared {
+mod shared_data {
     use super::*;
     use crate::shared_data::shared;
 

@@ -318,6 +318,11 @@ sqlchess::table_row! {
 async fn position(ctx: &SessionContext, args: &Args) -> Result<String> {
     let mut fen = args.fen.as_deref().unwrap_or(START).trim().to_string();
     crate::parse_fen(&fen, false)?;
+    // the attack rules too (stage setup_checks): a position no game reaches is refused here
+    let sql = format!("SELECT fen_error({}) AS fen", literal(&fen));
+    if let Some(e) = rows::<FenRow>(ctx, &sql).await?.pop().and_then(|r| r.fen) {
+        return Err(Error::Usage(format!("--fen: invalid FEN {fen:?}: {e}")));
+    }
     let tokens = args.moves.as_deref().unwrap_or("").split_whitespace();
     for (i, token) in tokens.enumerate() {
         let sql = format!(

@@ -22,7 +22,8 @@ use super::options::split_bytes_of;
 use super::scan::{PgnTable, Rows};
 
 /// The `explorer(path, max_ply)` table function: `path` a string literal as `read_pgn`'s
-/// (a file, a directory, a glob; compressed files), `max_ply` an integer literal ≥ 1.
+/// (a file, a directory, a glob; compressed files), `max_ply` an integer literal from 1 to
+/// 4,294,967,295.
 /// One row per (position, move, `speed`, `rating_band`, `month`), Arrow schema:
 ///
 /// | column | type | |
@@ -98,7 +99,8 @@ impl TableFunctionImpl for Explorer {
         };
         let Some(max_ply) = max_ply else {
             return plan_err!(
-                "{USAGE}: argument 2 (max_ply) must be an integer literal of at least 1, not {}",
+                "{USAGE}: argument 2 (max_ply) must be an integer literal of at least 1 and at \
+                 most 4294967295, not {}",
                 args.exprs()[1]
             );
         };

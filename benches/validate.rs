@@ -6,7 +6,7 @@
 //! One timed run per repetition (too long for criterion's sampling); prints games, plies,
 //! wall time, games/s and plies/s of each run and the medians. Environment:
 //! `SQLCHESS_BENCH_RUNS` (repetitions, default 3), `SQLCHESS_BENCH_PLIES=1` (also build the
-//! per-ply rows, `ValidateOptions { plies: true, ..Default::default() }`), `SQLCHESS_BENCH_BATCH` (games per batch,
+//! per-ply rows, `ValidateOptions::with_plies(true)`), `SQLCHESS_BENCH_BATCH` (games per batch,
 //! default 10,000), `SQLCHESS_BENCH_THREADS` (pipelines, default: the number of cores).
 //!
 //! `SQLCHESS_BENCH_GIB=1`: instead, concatenate those files (repeatedly) into one PGN file of
@@ -167,10 +167,8 @@ fn main() {
         "SQLCHESS_BENCH_THREADS",
         PipelineConfig::default().target_partitions,
     );
-    let options = ValidateOptions {
-        plies: std::env::var("SQLCHESS_BENCH_PLIES").is_ok_and(|v| v == "1"),
-        ..Default::default()
-    };
+    let options =
+        ValidateOptions::with_plies(std::env::var("SQLCHESS_BENCH_PLIES").is_ok_and(|v| v == "1"));
     let paths = inputs(&root);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

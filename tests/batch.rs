@@ -290,16 +290,9 @@ fn ply_rows_of_en_passant_promotion_castling_check_mate_and_null_moves() {
         .collect();
     let (v, plain) = rt().block_on(async {
         let e = engine().await;
-        let v = validate_games_with(
-            &e,
-            &games,
-            ValidateOptions {
-                plies: true,
-                ..Default::default()
-            },
-        )
-        .await
-        .expect("validate");
+        let v = validate_games_with(&e, &games, ValidateOptions::with_plies(true))
+            .await
+            .expect("validate");
         (v, validate_games(&e, &games).await.expect("validate"))
     });
     assert_eq!(v.reports, plain, "the reports do not depend on the option");
@@ -480,16 +473,9 @@ fn replay_agrees_with_the_full_legal_move_stages() {
         .collect();
     let (full, replayed) = rt().block_on(async {
         let e = engine().await;
-        let full = validate_games_with(
-            &e,
-            &games,
-            ValidateOptions {
-                plies: true,
-                ..Default::default()
-            },
-        )
-        .await
-        .expect("validate");
+        let full = validate_games_with(&e, &games, ValidateOptions::with_plies(true))
+            .await
+            .expect("validate");
         (
             full.reports,
             validate_games(&e, &games).await.expect("validate"),
@@ -568,10 +554,7 @@ fn validator_consumes_the_shares_in_input_order() {
     let v = rt()
         .block_on(Validator::new(3, PipelineConfig::default()))
         .expect("validator");
-    let options = ValidateOptions {
-        plies: true,
-        ..Default::default()
-    };
+    let options = ValidateOptions::with_plies(true);
     let whole = v.validate(&games, options).expect("validate");
     let mut seen = vec![];
     v.validate_each(
@@ -684,16 +667,9 @@ fn replay_plies_equal_full_stage_plies() {
             let games: Vec<_> = PgnReader::new(&bytes[..])
                 .map(|g| (name.as_str(), g.expect("read")))
                 .collect();
-            let replayed = validate_games_with(
-                &e,
-                &games,
-                ValidateOptions {
-                    plies: true,
-                    ..Default::default()
-                },
-            )
-            .await
-            .expect("validate");
+            let replayed = validate_games_with(&e, &games, ValidateOptions::with_plies(true))
+                .await
+                .expect("validate");
             let full = validate_plies_on_full_stages(&e, &games)
                 .await
                 .expect("validate");

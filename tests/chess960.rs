@@ -281,16 +281,9 @@ async fn validate_plies(
     let games: Vec<_> = PgnReader::new(pgn.as_bytes())
         .map(|g| ("test.pgn", g.expect("read")))
         .collect();
-    let v = validate_games_with(
-        e,
-        &games,
-        ValidateOptions {
-            plies,
-            ..Default::default()
-        },
-    )
-    .await
-    .expect("validate");
+    let v = validate_games_with(e, &games, ValidateOptions::with_plies(plies))
+        .await
+        .expect("validate");
     (v.reports, v.plies)
 }
 

@@ -259,7 +259,10 @@ fn bad_inputs_refused_with_exit_status_2_naming_them() {
     // a FEN that parses but no game reaches (kings side by side): the attack rules
     refused(
         &["explore", t, "--fen", "8/8/8/8/8/8/k7/K7 w - - 0 1"],
-        &["--fen: invalid FEN \"8/8/8/8/8/8/k7/K7 w - - 0 1\"", "adjacent"],
+        &[
+            "--fen: invalid FEN \"8/8/8/8/8/8/k7/K7 w - - 0 1\"",
+            "adjacent",
+        ],
     );
     refused(
         &["explore", t, "--moves", "e4 e5 Ke3"],

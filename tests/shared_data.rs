@@ -458,13 +458,7 @@ fn every_standard_game_with_the_ply_table_matches_python_chess() {
     let (mut compared, mut ply_rows) = (0, 0);
     for (chunk, want) in games.chunks(2000).zip(rows.chunks(2000)) {
         let v = validator
-            .validate(
-                chunk,
-                ValidateOptions {
-                    plies: true,
-                    ..Default::default()
-                },
-            )
+            .validate(chunk, ValidateOptions::with_plies(true))
             .expect("validate");
         let mut by_game: HashMap<(String, u64), Vec<sqlchess::validate::PlyRow>> = HashMap::new();
         // ply rows come by game, in report order: one per legal ply
@@ -589,10 +583,7 @@ fn chess960_games_match_python_chess() {
             let v = sqlchess::validate::validate_games_with(
                 &e,
                 &games,
-                sqlchess::validate::ValidateOptions {
-                    plies,
-                    ..Default::default()
-                },
+                sqlchess::validate::ValidateOptions::with_plies(plies),
             )
             .await
             .expect("validate");

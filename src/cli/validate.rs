@@ -402,10 +402,7 @@ fn validate_batch(
         plies,
         mut page,
     } = outputs;
-    let options = ValidateOptions {
-        plies: plies.is_some(),
-        ..Default::default()
-    };
+    let options = ValidateOptions::with_plies(plies.is_some());
     // the games of the shares written so far (shares come in input order, a report a game)
     let mut written = 0;
     let report_batches = sink.takes_batches();

@@ -303,10 +303,7 @@ impl ScalarUDFImpl for MoveFunction {
         let out = if games.is_empty() {
             new_null_array(&self.kind.return_type(), rows)
         } else {
-            let options = ValidateOptions {
-                plies: notes,
-                ..Default::default()
-            };
+            let options = ValidateOptions::with_plies(notes);
             let mut validation = with_engine(&self.pool, |engine, rt| {
                 rt.block_on(validate_games_with(engine, &games, options))
             })

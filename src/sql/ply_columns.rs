@@ -1,6 +1,6 @@
 //! The columns of `read_plies`, one row per legal main-line ply of every game: its schema
 //! ([`read_plies_schema`]) and the record batches of a chunk of games, from the plies of
-//! [`crate::validate::validate_games_with`] (`ValidateOptions { plies: true, ..Default::default() }`, the path
+//! [`crate::validate::validate_games_with`] (`ValidateOptions::with_plies(true)`, the path
 //! `sqlchess validate --plies` takes). This module adds the columns the validation's
 //! [`PlyRow`] does not carry: the FEN after the move, the piece, squares and
 //! captured piece (read from the positions around the move and its UCI), mate, the comment

@@ -56,6 +56,17 @@ pub struct ValidateOptions {
     pub max_plies: Option<u32>,
 }
 
+impl ValidateOptions {
+    /// The options with or without [`ValidateOptions::plies`], the rest default (no cut).
+    #[must_use]
+    pub fn with_plies(plies: bool) -> ValidateOptions {
+        ValidateOptions {
+            plies,
+            ..Default::default()
+        }
+    }
+}
+
 /// What [`validate_games_with`] gives back.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Validation {
@@ -122,16 +133,7 @@ pub async fn validate_plies_on_full_stages(
     engine: &Engine,
     games: &[(&str, RawGame)],
 ) -> Result<Validation> {
-    validate_run(
-        engine,
-        games,
-        ValidateOptions {
-            plies: true,
-            ..Default::default()
-        },
-        false,
-    )
-    .await
+    validate_run(engine, games, ValidateOptions::with_plies(true), false).await
 }
 
 /// [`validate_games_with`], with or without replay.

@@ -570,13 +570,7 @@ fn differential_games_against_shakmaty() {
         assert_eq!(games.len(), cases.len(), "one game read per game written");
         let with_rows = batch_index % 4 == 1;
         let v = validator
-            .validate(
-                &games,
-                ValidateOptions {
-                    plies: with_rows,
-                    ..Default::default()
-                },
-            )
+            .validate(&games, ValidateOptions::with_plies(with_rows))
             .expect("validate");
         assert_eq!(v.reports.len(), cases.len());
         let mut by_game: HashMap<u64, Vec<PlyRow>> = HashMap::new();

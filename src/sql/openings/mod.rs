@@ -140,10 +140,7 @@ fn replay_book(pool: &EnginePool) -> Result<Book> {
                 })
         })
         .collect::<Result<_>>()?;
-    let options = ValidateOptions {
-        plies: true,
-        ..Default::default()
-    };
+    let options = ValidateOptions::with_plies(true);
     let validation = with_engine(pool, |engine, rt| {
         rt.block_on(validate_games_with(engine, &games, options))
     })?;

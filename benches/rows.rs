@@ -219,6 +219,50 @@ fn rows(deep: bool) -> Vec<Row> {
             work: Work::Printed("plies"),
             target: "at least as fast per ply as read_plies (issue 33)",
         });
+        // the same values on both sides: plies_of computes every field of its struct
+        // whatever the query reads, read_plies only the columns selected
+        let fields = "count(*), count(DISTINCT {position_key}), count(DISTINCT {fen_after}), \
+                      count(DISTINCT {uci}), count(DISTINCT {san}), sum({ply}), \
+                      sum({clock_s}), sum({eval_cp}), sum({eval_mate}), \
+                      sum(CAST({is_capture} AS INT) + CAST({is_check} AS INT) \
+                      + CAST({is_checkmate} AS INT))";
+        let named = |item: &dyn Fn(&str) -> String| {
+            let mut q = fields.to_string();
+            for f in [
+                "position_key",
+                "fen_after",
+                "uci",
+                "san",
+                "ply",
+                "clock_s",
+                "eval_cp",
+                "eval_mate",
+                "is_capture",
+                "is_checkmate",
+                "is_check",
+            ] {
+                q = q.replace(&format!("{{{f}}}"), &item(f));
+            }
+            q
+        };
+        rows.push(Row {
+            name: "plies_of, Parquet movetext, the struct's 11 fields read on both sides".into(),
+            sqlchess: sql(format!(
+                "SELECT {} FROM (SELECT unnest(plies_of(movetext, start_fen, chess960)) AS p \
+                 FROM '{parquet}')",
+                named(&|f| format!("p['{f}']"))
+            )),
+            expect: String::new(),
+            against: Some(Against::Sqlchess(
+                "read_plies of the same games, the same columns",
+                sql(format!(
+                    "SELECT {} FROM read_plies('{pgn}')",
+                    named(&|f| f.to_string())
+                )),
+            )),
+            work: Work::Printed("plies"),
+            target: "at least as fast per ply as read_plies (issue 33)",
+        });
     } else {
         println!(
             "rows: {} not found: the validate rows are left out",

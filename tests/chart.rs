@@ -4,38 +4,16 @@
 //! errors: exit status 2 with a message naming the argument, and no file left behind.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
+use crate::common::cli::{path, show, sqlchess};
 use crate::common::{data, scratch};
-
-/// Runs the binary in the crate root.
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sqlchess"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run sqlchess")
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 temp path")
-}
 
 const FIXTURE: &str = "tests/data/pgn/clocks_evals.pgn";
 
 /// The chart of game `game` as written to `dir/name`.
 fn chart(dir: &Path, game: &str, name: &str) -> String {
     let out = dir.join(name);
-    let run = run(&["chart", FIXTURE, "--game", game, "--out", path(&out)]);
+    let run = sqlchess(&["chart", FIXTURE, "--game", game, "--out", path(&out)]);
     assert_eq!(run.status.code(), Some(0), "{}", show(&run));
     std::fs::read_to_string(&out).expect("chart written")
 }
@@ -134,7 +112,7 @@ fn a_path_sql_would_misread() {
     let pgn = dir.join("it's [1] *.pgn");
     std::fs::copy(data("pgn/clocks_evals.pgn"), &pgn).expect("copy");
     let out = dir.join("g.svg");
-    let run = run(&["chart", path(&pgn), "--game", "2", "--out", path(&out)]);
+    let run = sqlchess(&["chart", path(&pgn), "--game", "2", "--out", path(&out)]);
     assert_eq!(run.status.code(), Some(0), "{}", show(&run));
     let svg = std::fs::read_to_string(&out).expect("chart");
     assert!(
@@ -176,7 +154,7 @@ fn errors_leave_no_file() {
         ),
     ];
     for (args, message) in cases {
-        let out = run(&args);
+        let out = sqlchess(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(message), "{args:?}: {}", show(&out));
@@ -185,7 +163,7 @@ fn errors_leave_no_file() {
         assert!(left.is_empty(), "{args:?}: left {left:?}");
     }
     // --help says what N is
-    let help = run(&["chart", "--help"]);
+    let help = sqlchess(&["chart", "--help"]);
     assert!(
         String::from_utf8_lossy(&help.stdout).contains("0-based index in the file"),
         "{}",
@@ -199,7 +177,7 @@ fn errors_leave_no_file() {
 fn a_game_with_an_illegal_move_is_charted_up_to_it() {
     let dir = scratch("chart-illegal");
     let out = dir.join("g.htm");
-    let run = run(&[
+    let run = sqlchess(&[
         "chart",
         "tests/data/pgn/illegal_moves.pgn",
         "--game",

@@ -8,6 +8,7 @@ use std::process::{Child, Command, Output, Stdio};
 
 use datafusion::arrow::array::RecordBatch;
 
+use crate::common::cli::{path, show};
 use crate::common::scratch;
 
 const COLUMNS: [&str; 8] = [
@@ -64,19 +65,6 @@ fn run(args: &[&str], stdin: &[u8]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        out.status.code(),
-        text(&out.stdout),
-        text(&out.stderr)
-    )
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 temp path")
 }
 
 /// Header and rows of a CSV report.

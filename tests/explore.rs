@@ -7,42 +7,19 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use datafusion::arrow::array::{AsArray, RecordBatch};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type, UInt64Type};
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 
+use crate::common::cli::{path, show, sqlchess};
 use crate::common::{data, query, scratch};
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 /// After 1. e4 e5 2. Nf3.
 const AFTER_E4_E5_NF3: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2";
-
-/// Runs the binary in the crate root.
-pub(crate) fn sqlchess(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sqlchess"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run sqlchess")
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 temp path")
-}
 
 /// queries.pgn's explorer tree, 20 plies, written into `dir` by `sqlchess sql --out`.
 pub(crate) fn write_tree(dir: &Path) -> PathBuf {
@@ -272,6 +249,15 @@ fn bad_inputs_refused_with_exit_status_2_naming_them() {
         &["explore", t, "--moves", "e4 zz"],
         &["--moves: move 2 (\"zz\")"],
     );
+    // each kind of refusal named: two rooks reach d3
+    refused(
+        &["explore", t, "--moves", "a4 a5 h4 h5 Ra3 Ra6 Rhh3 Rhh6 Rd3"],
+        &["--moves: move 9 (\"Rd3\") is ambiguous"],
+    );
+    refused(
+        &["explore", t, "--moves", "e4 e5 e5"],
+        &["--moves: move 3 (\"e5\") is "],
+    );
     // filters
     refused(
         &["explore", t, "--speeds", "blitz,hyper"],
@@ -300,6 +286,14 @@ fn bad_inputs_refused_with_exit_status_2_naming_them() {
         &["--moves"],
     );
     refused(&["explore", t, "--min-games", "2"], &["--book"]);
+    // a book that cannot be written is named, not the temporary file beside it
+    let out = sqlchess(&["explore", t, "--book", "/proc/sqlchess-book.bin"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(
+        stderr.contains("/proc/sqlchess-book.bin") && !stderr.contains(".tmp"),
+        "{stderr}"
+    );
     assert!(!book.exists());
 }
 

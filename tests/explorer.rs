@@ -89,6 +89,47 @@ async fn explorer_counts_the_plies_of_the_standard_games() {
     );
 }
 
+/// `read_pgn`'s games that the explorer reads: no `FEN` tag, standard rules.
+const STANDARD: &str = "g.start_fen IS NULL AND (g.tags['Variant'] IS NULL OR \
+     lower(trim(g.tags['Variant'])) IN ('', 'standard', 'chess', 'classical', 'normal', \
+     'illegal', 'from position'))";
+
+/// The explorer's plies are those of `read_plies` (the standard games', up to `max_ply`):
+/// the same position before each move (Polyglot key and EPD), the same move and SAN (its
+/// `+` or `#` included), once per game that plays it, though the explorer replays the
+/// plies games share once.
+async fn assert_explorer_is_read_plies(path: &str, max_ply: u32) {
+    let got = sql_cells(&format!(
+        "SELECT position_key, epd, uci, san, sum(games) FROM explorer('{path}', {max_ply}) \
+         GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"
+    ))
+    .await;
+    let want = sql_cells(&format!(
+        "SELECT position_key(p.fen_before), epd(p.fen_before), p.uci, p.san, count(*) \
+         FROM read_plies('{path}') p JOIN read_pgn('{path}') g \
+         ON p.file = g.file AND p.game_index = g.game_index \
+         WHERE {STANDARD} AND p.ply <= {max_ply} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"
+    ))
+    .await;
+    assert!(!want.is_empty(), "{path}");
+    assert_eq!(got.len(), want.len(), "{path}, max_ply {max_ply}");
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g, w, "{path}, max_ply {max_ply}");
+    }
+}
+
+/// Every fixture, the illegal and malformed games (UCI tokens, en passant marks, ambiguous
+/// and illegal moves, mates and checks at the cut) included.
+#[tokio::test(flavor = "multi_thread")]
+async fn explorer_plies_are_read_plies_plies() {
+    for glob in ["pgn/*.pgn", "pgn/malformed/*.pgn"] {
+        let path = data(glob).display().to_string();
+        for max_ply in [1, 2, 9, 40, 1000] {
+            assert_explorer_is_read_plies(&path, max_ply).await;
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn explorer_arguments_are_checked_at_planning() {
     let ctx = sql::context();
@@ -155,6 +196,20 @@ mod shared_data {
             .await;
             assert!(!want.is_empty(), "{position}");
             assert_eq!(got, want, "{position}: {epd}");
+        }
+    }
+
+    /// The shared games, illegal and malformed ones included: the explorer's plies are
+    /// `read_plies`' (see [`assert_explorer_is_read_plies`]).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn explorer_plies_of_the_shared_games_are_read_plies_plies() {
+        use crate::shared_data::shared;
+        // bad/malformed holds a binary file, which read_pgn refuses (as explorer does)
+        for files in ["pgn", "bad/*.pgn"] {
+            let path = shared(files).display().to_string();
+            for max_ply in [20, 400] {
+                assert_explorer_is_read_plies(&path, max_ply).await;
+            }
         }
     }
 

@@ -4,31 +4,13 @@
 //! names refused before anything runs, no file left behind.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use sqlchess::picture::profile_chart::RuleGroup;
 use sqlchess::profile::{self, PipelineKind};
 use sqlchess::stages::Stage;
 
+use crate::common::cli::{path, show, sqlchess};
 use crate::common::scratch;
-
-/// Runs the binary in the crate root.
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sqlchess"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run sqlchess")
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 /// How a `<text>` element holding `s` is written (the `svg` crate puts the content on a line
 /// of its own).
@@ -39,10 +21,6 @@ fn shown(s: &str) -> String {
 /// How a `<text>` element whose content starts with `s` starts.
 fn shown_start(s: &str) -> String {
     format!(">\n{s}")
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 temp path")
 }
 
 /// The first 40 positions of data/positions.fen, as a FEN file in `dir`.
@@ -118,7 +96,7 @@ fn profile_out_draws_both_pipelines_as_svg_and_html() {
         ("seed", PipelineKind::Seed, "seed.html"),
     ] {
         let chart = dir.join(file);
-        let out = run(&[
+        let out = sqlchess(&[
             "profile",
             "--pipeline",
             pipeline,
@@ -165,7 +143,7 @@ fn profile_out_draws_both_pipelines_as_svg_and_html() {
 fn validate_profile_out_implies_profile() {
     let dir = scratch("validate-chart");
     let chart = dir.join("profile.html");
-    let out = run(&["validate", "--profile-out", path(&chart)]);
+    let out = sqlchess(&["validate", "--profile-out", path(&chart)]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     // the table on stderr, as with --profile
@@ -178,7 +156,7 @@ fn validate_profile_out_implies_profile() {
     assert!(html.contains(RuleGroup::Replay.heading()));
 
     let svg = dir.join("profile.svg");
-    let out = run(&["validate", "--profile", "--profile-out", path(&svg)]);
+    let out = sqlchess(&["validate", "--profile", "--profile-out", path(&svg)]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let stages = table_stages(&String::from_utf8_lossy(&out.stderr));
     check_chart(
@@ -223,7 +201,7 @@ fn explain_svg_draws_a_box_per_operator() {
     assert!(want > 3, "{want}");
 
     let svg_path = dir.join("legal.svg");
-    let out = run(&[
+    let out = sqlchess(&[
         "explain",
         "legal_moves",
         "--format",
@@ -242,7 +220,7 @@ fn explain_svg_draws_a_box_per_operator() {
     );
 
     // the text's physical plan: one line per operator, the same count
-    let out = run(&["explain", "legal_moves"]);
+    let out = sqlchess(&["explain", "legal_moves"]);
     assert!(out.status.success(), "{}", show(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     let physical = text
@@ -256,7 +234,7 @@ fn explain_svg_draws_a_box_per_operator() {
     );
 
     // .svg chooses the format; standard output without --out
-    let out = run(&[
+    let out = sqlchess(&[
         "explain",
         "legal_moves",
         "--out",
@@ -267,12 +245,12 @@ fn explain_svg_draws_a_box_per_operator() {
         std::fs::read_to_string(dir.join("by-name.svg")).expect("written"),
         svg
     );
-    let out = run(&["explain", "legal_moves", "--format", "svg"]);
+    let out = sqlchess(&["explain", "legal_moves", "--format", "svg"]);
     assert!(out.status.success(), "{}", show(&out));
     assert_eq!(String::from_utf8_lossy(&out.stdout), svg);
 
     // every stage: one tree each, in order
-    let out = run(&["explain", "--format", "svg"]);
+    let out = sqlchess(&["explain", "--format", "svg"]);
     assert!(out.status.success(), "{}", show(&out));
     let all = String::from_utf8_lossy(&out.stdout);
     resvg::usvg::Tree::from_str(&all, &resvg::usvg::Options::default()).expect("parses");
@@ -291,7 +269,7 @@ fn explain_svg_draws_a_box_per_operator() {
 
 #[test]
 fn explain_svg_with_analyze_shows_rows_and_compute() {
-    let out = run(&["explain", "--analyze", "legal_moves", "--format", "svg"]);
+    let out = sqlchess(&["explain", "--analyze", "legal_moves", "--format", "svg"]);
     assert!(out.status.success(), "{}", show(&out));
     let svg = String::from_utf8_lossy(&out.stdout);
     resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default()).expect("parses");
@@ -325,7 +303,7 @@ fn bad_chart_names_and_stages_fail_before_running_and_leave_no_file() {
         let file = dir.join(name);
         let mut args: Vec<&str> = args.to_vec();
         args.push(path(&file));
-        let out = run(&args);
+        let out = sqlchess(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(path(&file)), "{args:?}: {err}");
@@ -334,7 +312,7 @@ fn bad_chart_names_and_stages_fail_before_running_and_leave_no_file() {
         empty(name);
     }
     // a folder that does not exist: refused before the run too
-    let out = run(&["profile", "--out", "/no/such/dir/p.svg"]);
+    let out = sqlchess(&["profile", "--out", "/no/such/dir/p.svg"]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/dir/p.svg"));
     assert_eq!(out.stdout, b"", "the profile ran: {}", show(&out));
@@ -342,7 +320,7 @@ fn bad_chart_names_and_stages_fail_before_running_and_leave_no_file() {
     // an unknown stage: the message lists the stages, nothing written
     let file = dir.join("plan.svg");
     for pipeline in ["fide", "seed"] {
-        let out = run(&[
+        let out = sqlchess(&[
             "explain",
             "--pipeline",
             pipeline,

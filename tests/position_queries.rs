@@ -327,7 +327,9 @@ fn bad_arguments_are_named_or_null() {
             (format!("SELECT matches_subfen('{fen}', 7)"), "argument 2 (pattern) must be a string or a list of strings"),
             (format!("SELECT material_matches('{fen}', 'RR2 r')"), "material_matches: argument 2, the pattern \"RR2 r\""),
             (format!("SELECT material_matches('{fen}', 'x')"), "material_matches: argument 2, the pattern \"x\""),
-            ("SELECT attacks('not a fen')".to_string(), "attacks(fen, …): argument 1, the FEN \"not a fen\""),
+            ("SELECT attacks('not a fen')".to_string(), "attacks(fen): argument 1, the FEN \"not a fen\""),
+            ("SELECT opening('')".to_string(), "opening(fen): argument 1, the FEN \"\""),
+            ("SELECT fen_after('x', 'e4')".to_string(), "fen_after(fen, move): argument 1, the FEN \"x\""),
         ] {
             let err = match ctx.sql(&q).await {
                 Err(e) => e.to_string(),

@@ -8,7 +8,7 @@
 //! All of it is SQL on a session of the command line's `--threads` and `--memory-limit`
 //! ([`sqlchess::sql::context_with`]): the tree is a Parquet table of it, the position is
 //! found by `position_key(fen)` (so positions reached by transposition are one), the moves
-//! of `--moves` are applied by `fen_after(fen, move)`, the opening after each move is
+//! of `--moves` are played by `validate_moves(moves, fen)`, the opening after each move is
 //! `opening(fen_after(fen, uci))`. Rust only formats the rows, and codes the book's moves.
 
 use std::path::{Path, PathBuf};
@@ -314,31 +314,69 @@ sqlchess::table_row! {
     }
 }
 
-/// The position of `--fen` and `--moves`: each move applied by `fen_after` in turn.
+/// The position of `--fen` and `--moves`: the moves played from it by `validate_moves`.
 async fn position(ctx: &SessionContext, args: &Args) -> Result<String> {
-    let mut fen = args.fen.as_deref().unwrap_or(START).trim().to_string();
+    let fen = args.fen.as_deref().unwrap_or(START).trim().to_string();
     crate::parse_fen(&fen, false)?;
     // the attack rules too (stage setup_checks): a position no game reaches is refused here
     let sql = format!("SELECT fen_error({}) AS fen", literal(&fen));
     if let Some(e) = rows::<FenRow>(ctx, &sql).await?.pop().and_then(|r| r.fen) {
         return Err(Error::Usage(format!("--fen: invalid FEN {fen:?}: {e}")));
     }
-    let tokens = args.moves.as_deref().unwrap_or("").split_whitespace();
-    for (i, token) in tokens.enumerate() {
-        let sql = format!(
-            "SELECT fen_after({}, {}) AS fen",
-            literal(&fen),
-            literal(token)
-        );
-        let after = rows::<FenRow>(ctx, &sql).await?.pop().and_then(|r| r.fen);
-        fen = after.ok_or_else(|| {
-            Error::Usage(format!(
-                "--moves: move {} ({token:?}) is not a legal move in {fen}",
-                i + 1
-            ))
-        })?;
+    let tokens: Vec<&str> = args
+        .moves
+        .as_deref()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    if tokens.is_empty() {
+        return Ok(fen);
     }
-    Ok(fen)
+    // the rules of a game from that position: the first move that is not one legal move,
+    // and why (read_pgn's error kinds)
+    let list: Vec<String> = tokens.iter().map(|t| literal(t)).collect();
+    let sql = format!(
+        "SELECT v['final_fen'] AS fen, v['first_illegal_ply'] AS ply, v['error_kind'] AS kind \
+         FROM (SELECT validate_moves(make_array({}), {}) AS v)",
+        list.join(", "),
+        literal(&fen)
+    );
+    let verdict = rows::<MovesRow>(ctx, &sql).await?.pop();
+    match verdict {
+        Some(MovesRow {
+            fen: Some(after),
+            ply: None,
+            ..
+        }) => Ok(after),
+        Some(MovesRow { fen, ply, kind, .. }) => {
+            let n = ply.unwrap_or(0).max(1);
+            let token = usize::try_from(n - 1)
+                .ok()
+                .and_then(|i| tokens.get(i))
+                .copied()
+                .unwrap_or_default();
+            let why = match kind.as_deref() {
+                Some("ambiguous_move") => "ambiguous: several legal moves match it",
+                Some("syntax") => "not a move (SAN, UCI or castling)",
+                Some("wrong_side") => "a move of the side not to move",
+                _ => "not a legal move",
+            };
+            let before = fen.unwrap_or_default();
+            Err(Error::Usage(format!(
+                "--moves: move {n} ({token:?}) is {why} in {before}"
+            )))
+        }
+        None => Err(Error::Internal("validate_moves gave no row".into())),
+    }
+}
+
+sqlchess::table_row! {
+    /// What `validate_moves` says of `--moves` from the `--fen` position.
+    struct MovesRow {
+        fen: Option<String>,
+        ply: Option<i64>,
+        kind: Option<String>,
+    }
 }
 
 /// Prints the moves from the position of `--fen` and `--moves`.

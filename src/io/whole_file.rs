@@ -47,7 +47,10 @@ pub fn temp_beside(path: &Path) -> Result<(File, TempPath)> {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let temp = builder.tempfile_in(folder).map_err(io)?;
+    // tempfile's error names the temporary file: the user named `path`
+    let temp = builder
+        .tempfile_in(folder)
+        .map_err(|e| io(std::io::Error::from(e.kind())))?;
     Ok(temp.into_parts())
 }
 

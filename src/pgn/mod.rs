@@ -6,8 +6,10 @@
 //! games ([`split`]).
 
 pub mod commands;
+mod fault;
 pub mod movetext;
 mod reader;
+mod source;
 pub mod split;
 pub mod time_control;
 

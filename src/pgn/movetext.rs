@@ -2,7 +2,8 @@
 //! Parquet exports hold it (`1. e4 {[%clk 0:03:00]} e5 2. Nf3 … 1-0`: comments, NAGs,
 //! variations and a result marker at the end, no tag section).
 
-use super::reader::{Encoding, PgnFault, PgnFaultKind, PgnReader, RawGame};
+use super::fault::{PgnFault, PgnFaultKind};
+use super::reader::{Encoding, PgnReader, RawGame};
 
 /// The game of one movetext value, read by [`PgnReader`] (with the comments and NAGs after
 /// each move when `notes`), index 0:

@@ -22,7 +22,7 @@
 //! `tests`: every safe cut of every test file gives the whole file's games.
 
 // the reader's byte classes: the scanner splits games by the reader's own rules
-use super::reader::{BOM, ends_token, is_control, is_inline_space};
+use super::source::{BOM, ends_token, is_control, is_inline_space};
 
 /// Bytes that end a run of bytes the scanner passes over in one step: for tokens
 /// ([`ends_token`] and CR), tag values (`"`, `\\`, line breaks) and `;`/`%` lines (line

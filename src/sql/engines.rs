@@ -166,3 +166,57 @@ pub(crate) fn with_engine<T: Send>(
         .map_err(|_| Error::Internal("a chess function's engine thread panicked".into()))?
     })
 }
+
+/// Runs `f` on consecutive parts of `items` at once, each part on an engine of its own
+/// ([`with_engine`]): as many parts as `pool` has engines at most, each of at least
+/// `min_part` items, cut where the items' `weight` (their work: a game's movetext bytes)
+/// is shared equally. A function call gets one batch from one partition; this gives its
+/// work every core. Returns the results in the order of the parts. Errors: the first of
+/// the parts' errors.
+pub(crate) fn with_engines<I: Sync, T: Send>(
+    pool: &EnginePool,
+    items: &[I],
+    min_part: usize,
+    weight: impl Fn(&I) -> usize,
+    f: impl Fn(&[I], &Engine, &tokio::runtime::Runtime) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let parts = pool.limit.min(items.len() / min_part.max(1)).max(1);
+    if parts == 1 {
+        return Ok(vec![with_engine(pool, |e, rt| f(items, e, rt))?]);
+    }
+    // part k ends at the first item where the running weight reaches k / parts of the total
+    let total: usize = items.iter().map(&weight).sum::<usize>().max(1);
+    let mut ends = vec![];
+    let mut running = 0usize;
+    for (i, item) in items.iter().enumerate() {
+        running += weight(item);
+        if ends.len() + 1 < parts && running.saturating_mul(parts) >= total * (ends.len() + 1) {
+            ends.push(i + 1);
+        }
+    }
+    ends.push(items.len());
+    let mut start = 0;
+    let cut: Vec<&[I]> = ends
+        .into_iter()
+        .filter_map(|end| {
+            let part = items.get(start..end).filter(|p| !p.is_empty());
+            start = end;
+            part
+        })
+        .collect();
+    let f = &f;
+    std::thread::scope(|s| {
+        let running: Vec<_> = cut
+            .into_iter()
+            .map(|part| s.spawn(move || with_engine(pool, |e, rt| f(part, e, rt))))
+            .collect();
+        running
+            .into_iter()
+            .map(|t| {
+                t.join().map_err(|_| {
+                    Error::Internal("a chess function's engine thread panicked".into())
+                })?
+            })
+            .collect()
+    })
+}

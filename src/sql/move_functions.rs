@@ -23,8 +23,8 @@
 //! type other than those above, and a literal `start_fen` that breaks the FEN rules.
 //!
 //! Columnar: the non-NULL rows of a batch are one batch of games through
-//! [`validate_games_with`], one call per batch on an engine of the pool
-//! ([`super::engines`]); the rows are built by `read_pgn`'s and `read_plies`' column
+//! [`validate_games_with`], cut into as many parts as the pool has engines, each part on
+//! its own engine at once ([`super::engines::with_engines`]); the rows are built by `read_pgn`'s and `read_plies`' column
 //! builders ([`super::game_columns`], [`super::ply_columns`]).
 
 use std::hash::{Hash, Hasher};
@@ -35,7 +35,7 @@ use datafusion::arrow::array::{
     new_null_array,
 };
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
-use datafusion::arrow::compute::{cast, take};
+use datafusion::arrow::compute::{cast, concat, take};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef};
 use datafusion::common::{DataFusionError, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::{
@@ -43,13 +43,18 @@ use datafusion::logical_expr::{
     Volatility,
 };
 
-use super::engines::{EnginePool, with_engine};
+use super::engines::{EnginePool, with_engines};
 use super::functions::{is_text, shown};
 use super::game_columns::{games_batch, needs_rules, read_pgn_schema};
 use super::ply_columns::{plies_batches, read_plies_schema};
+use crate::engine::Engine;
 use crate::pgn::RawGame;
 use crate::pgn::movetext::read_movetext;
 use crate::validate::{StartError, ValidateOptions, start_position, validate_games_with};
+
+/// Games a part of a batch holds at least when the batch is shared among the pool's engines
+/// ([`with_engines`]): below that, one engine's fixed cost per ply dominates.
+const MIN_PART: usize = 256;
 
 /// The `read_plies` columns a `plies_of` item holds, in order.
 const PLY_FIELDS: [&str; 11] = [
@@ -282,18 +287,64 @@ impl ScalarUDFImpl for MoveFunction {
                     .ok_or_else(|| internal(2))
             })
             .transpose()?;
+        // the batch's rows in consecutive parts, each on an engine of its own: the games
+        // read, validated and written as the function's values in the part
+        let all_rows: Vec<usize> = (0..rows).collect();
+        let weight = |&row: &usize| move_bytes(&moves, row);
+        let parts = with_engines(
+            &self.pool,
+            &all_rows,
+            MIN_PART,
+            weight,
+            |part, engine, rt| {
+                let (start, len) = (part.first().copied().unwrap_or(0), part.len());
+                let slice = Arguments {
+                    moves: moves.slice(start, len),
+                    fens: fens.as_ref().map(|f| f.slice(start, len)),
+                    chess960: chess960.as_ref().map(|c| c.slice(start, len)),
+                };
+                self.values(&slice, engine, rt).map_err(crate::Error::from)
+            },
+        )
+        .map_err(|e| match e {
+            crate::Error::DataFusion(e) => e,
+            e => DataFusionError::External(Box::new(e)),
+        })?;
+        let out = match parts.as_slice() {
+            [one] => one.clone(),
+            _ => {
+                let arrays: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+                concat(&arrays)?
+            }
+        };
+        Ok(ColumnarValue::Array(out))
+    }
+}
+
+impl MoveFunction {
+    /// The function's values for these rows, their games validated on `engine`.
+    fn values(
+        &self,
+        args: &Arguments,
+        engine: &Engine,
+        rt: &tokio::runtime::Runtime,
+    ) -> Result<ArrayRef> {
+        let name = self.kind.name();
+        let internal = |i: usize| DataFusionError::Internal(format!("{name}: argument {}", i + 1));
         // the games of the non-NULL rows, and each row's game
         let notes = self.kind == Kind::PliesOf;
-        let read = read_games(&moves, notes).ok_or_else(|| internal(0))?;
+        let read = read_games(&args.moves, notes).ok_or_else(|| internal(0))?;
         let mut games: Vec<(&str, RawGame)> = vec![];
-        let mut game_of: Vec<Option<u32>> = Vec::with_capacity(rows);
+        let mut game_of: Vec<Option<u32>> = Vec::with_capacity(args.moves.len());
         for (row, game) in read.into_iter().enumerate() {
             game_of.push(game.map(|game| {
-                let fen = fens
+                let fen = args
+                    .fens
                     .as_ref()
                     .filter(|f| f.is_valid(row))
                     .map(|f| f.value(row));
-                let chess960 = chess960
+                let chess960 = args
+                    .chess960
                     .as_ref()
                     .is_some_and(|c| c.is_valid(row) && c.value(row));
                 games.push(("", with_tags(game, fen, chess960)));
@@ -301,13 +352,12 @@ impl ScalarUDFImpl for MoveFunction {
             }));
         }
         let out = if games.is_empty() {
-            new_null_array(&self.kind.return_type(), rows)
+            new_null_array(&self.kind.return_type(), game_of.len())
         } else {
             let options = ValidateOptions::with_plies(notes);
-            let mut validation = with_engine(&self.pool, |engine, rt| {
-                rt.block_on(validate_games_with(engine, &games, options))
-            })
-            .map_err(|e| DataFusionError::External(Box::new(e)))?;
+            let mut validation = rt
+                .block_on(validate_games_with(engine, &games, options))
+                .map_err(|e| DataFusionError::External(Box::new(e)))?;
             let (projection, schema) = (self.kind.projection(), self.kind.schema());
             let per_game: ArrayRef = match self.kind {
                 Kind::ValidateMoves => {
@@ -354,10 +404,26 @@ impl ScalarUDFImpl for MoveFunction {
                     )?)
                 }
             };
-            take(&per_game, &UInt32Array::from(game_of), None)?
+            // each row its game's value: the values as they are when no row is NULL
+            if game_of
+                .iter()
+                .enumerate()
+                .all(|(row, g)| *g == Some(row as u32))
+            {
+                per_game
+            } else {
+                take(&per_game, &UInt32Array::from(game_of), None)?
+            }
         };
-        Ok(ColumnarValue::Array(out))
+        Ok(out)
     }
+}
+
+/// The arguments of a call, for some of its rows.
+struct Arguments {
+    moves: ArrayRef,
+    fens: Option<StringArray>,
+    chess960: Option<BooleanArray>,
 }
 
 /// Each row's game: `None` for a NULL row. `None` when `moves` is neither Utf8 nor a list
@@ -388,6 +454,21 @@ fn read_games(moves: &ArrayRef, notes: bool) -> Option<Vec<Option<RawGame>>> {
             }))
         })
         .collect()
+}
+
+/// About how much text the game of `row` has (its work): the movetext's bytes, or its move
+/// tokens' (a list); 0 for NULL.
+fn move_bytes(moves: &ArrayRef, row: usize) -> usize {
+    if moves.is_null(row) {
+        return 0;
+    }
+    if let Some(texts) = moves.as_any().downcast_ref::<StringArray>() {
+        return texts.value_length(row).unsigned_abs() as usize;
+    }
+    moves
+        .as_any()
+        .downcast_ref::<ListArray>()
+        .map_or(1, |l| l.value_length(row).unsigned_abs() as usize * 5)
 }
 
 /// A game with no tags and no moves.

@@ -55,7 +55,9 @@ use crate::engine::thread_runtime;
 use crate::io::input::{ByteCounter, Input};
 use crate::io::split::PgnRange;
 use crate::pgn::{PgnError, PgnReader, RawGame};
-use crate::validate::{ValidateOptions, Validation, validate_games_with};
+use crate::validate::{
+    PrefixPlies, ValidateOptions, Validation, replay_prefixes, validate_games_with,
+};
 
 /// What a row of a PGN scan is: the table function whose rows it makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -707,31 +709,47 @@ impl Flush {
                 max_plies: self.scan.max_ply,
             }),
         };
-        let validation = if let Some(options) = options {
+        let ruled = if let Some(options) = options {
             // the engine goes back before the batch is sent: a partition waiting for its
             // consumer holds none
             let e = self.pool.take(rt).map_err(df)?;
             let runs = e.pipeline().stage_runs();
-            let r = rt.block_on(validate_games_with(&e, games, options));
+            let r = rt.block_on(async {
+                Ok(match self.scan.rows {
+                    // the explorer's games share their first plies: each replayed once
+                    Rows::ExplorerPlies => Ruled::Prefixes(
+                        replay_prefixes(&e, games, options.max_plies.unwrap_or(u32::MAX)).await?,
+                    ),
+                    _ => Ruled::Games(validate_games_with(&e, games, options).await?),
+                })
+            });
             let runs = e.pipeline().stage_runs().saturating_sub(runs);
             self.pool.give_back(e);
             self.stage_runs
                 .add(usize::try_from(runs).unwrap_or(usize::MAX));
             self.rules_games.add(games.len());
             self.rules_chunks.add(1);
-            Some(r.map_err(df)?)
+            r.map_err(df)?
         } else {
-            None
+            Ruled::None
         };
         self.games.add(games.len());
-        let sent = self
-            .scan
-            .batches(games, validation.as_ref(), book.as_deref(), |b| {
-                Ok(self.tx.blocking_send(Ok(b)).is_ok())
-            })?;
+        let sent = self.scan.batches(games, &ruled, book.as_deref(), |b| {
+            Ok(self.tx.blocking_send(Ok(b)).is_ok())
+        })?;
         games.clear();
         Ok(sent)
     }
+}
+
+/// What the rules gave a chunk of games.
+enum Ruled {
+    /// No rules column: none ran.
+    None,
+    /// The games validated ([`validate_games_with`]).
+    Games(Validation),
+    /// The explorer's plies ([`replay_prefixes`]).
+    Prefixes(PrefixPlies),
 }
 
 /// What one partition builds.
@@ -754,28 +772,34 @@ impl Scan {
     fn batches(
         &self,
         games: &[(&str, RawGame)],
-        validation: Option<&Validation>,
+        ruled: &Ruled,
         book: Option<&Book>,
         mut emit: impl FnMut(RecordBatch) -> datafusion::common::Result<bool>,
     ) -> datafusion::common::Result<bool> {
-        match (self.rows, validation) {
-            (Rows::Games, v) => emit(games_batch(&self.projection, &self.schema, games, v, book)?),
-            (Rows::Plies, Some(v)) => plies_batches(
+        match (self.rows, ruled) {
+            (Rows::Games, Ruled::Games(_) | Ruled::None) => {
+                let v = match ruled {
+                    Ruled::Games(v) => Some(v),
+                    _ => None,
+                };
+                emit(games_batch(&self.projection, &self.schema, games, v, book)?)
+            }
+            (Rows::Plies, Ruled::Games(v)) => plies_batches(
                 games,
                 v,
                 (&self.projection, &self.schema),
                 self.batch_rows,
                 emit,
             ),
-            (Rows::ExplorerPlies, Some(v)) => explorer_batches(
+            (Rows::ExplorerPlies, Ruled::Prefixes(p)) => explorer_batches(
                 games,
-                v,
+                p,
                 (&self.projection, &self.schema),
                 self.batch_rows,
                 emit,
             ),
-            (rows, None) => Err(DataFusionError::Internal(format!(
-                "{}: plies without validation",
+            (rows, _) => Err(DataFusionError::Internal(format!(
+                "{}: rows without their rules",
                 rows.table_name()
             ))),
         }

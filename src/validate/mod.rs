@@ -19,13 +19,19 @@
 //! move (its side to move in check, without legal moves) gives the suffix `+` / `#`. Both
 //! paths give the same rows ([`validate_plies_on_full_stages`] takes only the second, for the
 //! tests that compare them).
+//!
+//! Where only the plies of games from the standard position are wanted (the explorer),
+//! [`replay_prefixes`] replays the games' move prefixes as a tree, the plies games share once,
+//! and validates the games it cannot play to their end as above.
 
 mod full;
+mod prefixes;
 mod replay;
 mod report;
 mod setup;
 mod validator;
 
+pub(crate) use prefixes::{PrefixPlies, replay_prefixes};
 pub use report::{ErrorKind, GameReport, PlyRow};
 pub(crate) use report::{NULL_UCI, fen_of};
 pub use setup::{StartError, Variant, start_position};

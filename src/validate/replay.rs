@@ -147,7 +147,11 @@ pub(crate) async fn replay(
 
 /// The [`ReplayedPly`] of a `replay_plies` row and the position before the move (its en
 /// passant square written only when an en passant capture is legal, `ep_legal`).
-fn ply_of(named: Option<ReplayPly>, before: Option<&Setup>, ep_legal: bool) -> Option<ReplayedPly> {
+pub(super) fn ply_of(
+    named: Option<ReplayPly>,
+    before: Option<&Setup>,
+    ep_legal: bool,
+) -> Option<ReplayedPly> {
     let (n, before) = (named?, before?);
     let mut s = *before;
     if !ep_legal {

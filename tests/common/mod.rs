@@ -1,6 +1,7 @@
 //! Helpers shared by the test targets.
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod movetext;
 pub mod perft;
 pub mod split_games;

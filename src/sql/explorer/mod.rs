@@ -42,7 +42,8 @@ use super::scan::{PgnTable, Rows};
 ///
 /// Positions reached by transposition are one position. Games with a `FEN` tag or a
 /// `Variant` other than standard chess are left out; a game with an illegal move counts
-/// its plies before it. Each game is replayed up to `max_ply` only.
+/// its plies before it. Each game is replayed up to `max_ply` only, and the plies the games
+/// of a chunk share (the same first moves) once.
 ///
 /// Errors (planning): the path's, as `read_pgn`'s; a `max_ply` that is not an integer
 /// literal of at least 1 (naming the argument).

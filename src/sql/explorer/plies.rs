@@ -1,8 +1,8 @@
 //! The rows `explorer` aggregates: one per legal main-line ply of a standard game (no
 //! `FEN` tag, no `Variant` other than standard), up to the call's `max_ply`, each with its
 //! position before the move and the game's facts the explorer's filters and counts use
-//! ([`explorer_plies_schema`]). The scan of `read_plies` builds them ([`super::super::Rows`]),
-//! from the same validation.
+//! ([`explorer_plies_schema`]). The PGN scan builds them ([`super::super::Rows`]) from
+//! the games' plies, each ply games share replayed once ([`crate::validate::replay_prefixes`]).
 
 use std::sync::Arc;
 
@@ -12,11 +12,12 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::DataFusionError;
 
+use crate::chess::color::Color;
 use crate::chess::polyglot::polyglot_key;
 use crate::pgn::RawGame;
 use crate::pgn::time_control::speed;
 use crate::sql::openings::epd_of_fen;
-use crate::validate::{PlyRow, Validation, Variant};
+use crate::validate::{PlyRow, PrefixPlies, Variant};
 
 /// The lower bounds of the lichess opening explorer's rating bands, by the two players'
 /// mean rating: 0 (under 1000), 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500 (and above).
@@ -116,35 +117,40 @@ impl<'a> GameFacts<'a> {
     }
 }
 
-/// The explorer's rows of a validated chunk of games (their plies, by game then ply, as
-/// [`crate::validate::validate_games_with`] gives them with plies), in batches of at most
-/// `rows` rows, each handed to `emit`; `false` when `emit` returned `false`.
+/// The explorer's rows of a chunk of games (their plies as [`crate::validate::replay_prefixes`]
+/// gives them, each shared ply once), in batches of at most `rows` rows, each handed to
+/// `emit`; `false` when `emit` returned `false`.
 ///
-/// Errors: [`DataFusionError::Internal`] when the plies do not add up to the reports'.
+/// Errors: [`DataFusionError::Internal`] when the plies are not those of these games.
 pub(crate) fn explorer_batches(
     games: &[(&str, RawGame)],
-    validation: &Validation,
+    prefixes: &PrefixPlies,
     (projection, schema): (&[usize], &SchemaRef),
     rows: usize,
     mut emit: impl FnMut(RecordBatch) -> datafusion::common::Result<bool>,
 ) -> datafusion::common::Result<bool> {
-    let Some(by_game) = validation.plies_by_game() else {
+    if prefixes.games.len() != games.len() {
         return Err(DataFusionError::Internal(format!(
-            "explorer: {} ply rows for the plies reported",
-            validation.plies.len()
+            "explorer: the plies of {} games for {} games",
+            prefixes.games.len(),
+            games.len()
         )));
-    };
+    }
+    let plies = Plies::of(&prefixes.plies, projection);
     let facts: Vec<GameFacts> = games.iter().map(|(_, g)| GameFacts::of(g)).collect();
-    let kept: Vec<(&GameFacts, &PlyRow)> = facts
+    let kept: Vec<(&GameFacts, usize)> = facts
         .iter()
-        .zip(by_game)
+        .zip(&prefixes.games)
         .filter(|(f, _)| f.standard)
-        .flat_map(|(f, plies)| plies.iter().map(move |p| (f, p)))
+        .flat_map(|(f, path)| path.iter().map(move |&p| (f, p as usize)))
         .collect();
+    if let Some((_, p)) = kept.iter().find(|(_, p)| *p >= prefixes.plies.len()) {
+        return Err(DataFusionError::Internal(format!("explorer: no ply {p}")));
+    }
     for chunk in kept.chunks(rows.max(1)) {
         let columns = projection
             .iter()
-            .map(|&i| column(i, chunk))
+            .map(|&i| plies.column(i, chunk))
             .collect::<datafusion::common::Result<Vec<_>>>()?;
         let batch = RecordBatch::try_new_with_options(
             schema.clone(),
@@ -158,39 +164,75 @@ pub(crate) fn explorer_batches(
     Ok(true)
 }
 
-/// Column `i` of [`explorer_plies_schema`] for these rows.
-fn column(i: usize, rows: &[(&GameFacts, &PlyRow)]) -> datafusion::common::Result<ArrayRef> {
-    let text = |f: &dyn Fn(&GameFacts, &PlyRow) -> Option<String>| {
-        Arc::new(rows.iter().map(|(g, p)| f(g, p)).collect::<StringArray>()) as ArrayRef
-    };
-    let result = |k: usize| {
-        Arc::new(Int64Array::from_iter_values(
-            rows.iter().map(|(g, _)| g.result[k]),
-        )) as ArrayRef
-    };
-    Ok(match i {
-        0 => Arc::new(UInt64Array::from_iter_values(
-            rows.iter().map(|(_, p)| polyglot_key(&p.position_before)),
-        )),
-        1 => text(&|_, p| Some(epd_of_fen(&p.fen_before()))),
-        2 => text(&|_, p| Some(p.uci.clone())),
-        3 => text(&|_, p| Some(p.san.clone())),
-        4 => text(&|g, _| g.speed.map(str::to_string)),
-        5 => Arc::new(rows.iter().map(|(g, _)| g.band).collect::<UInt16Array>()),
-        6 => text(&|g, _| g.month.clone()),
-        7..=9 => result(i - 7),
-        10 => Arc::new(
-            rows.iter()
-                .map(|(g, p)| g.elo[usize::from(p.color() != crate::chess::color::Color::White)])
-                .collect::<Int64Array>(),
-        ),
-        11 => text(&|g, _| g.date.map(str::to_string)),
-        _ => {
-            return Err(DataFusionError::Internal(format!(
-                "explorer: no column {i}"
-            )));
+/// The distinct plies of a chunk, with the position facts the projection needs computed once
+/// per ply (not once per game that plays it).
+struct Plies<'a> {
+    rows: &'a [PlyRow],
+    /// Polyglot keys of the positions before the moves (when projected).
+    keys: Vec<u64>,
+    /// Their EPDs (when projected).
+    epds: Vec<String>,
+}
+
+impl<'a> Plies<'a> {
+    fn of(rows: &'a [PlyRow], projection: &[usize]) -> Plies<'a> {
+        Plies {
+            rows,
+            keys: if projection.contains(&0) {
+                rows.iter()
+                    .map(|p| polyglot_key(&p.position_before))
+                    .collect()
+            } else {
+                vec![]
+            },
+            epds: if projection.contains(&1) {
+                rows.iter().map(|p| epd_of_fen(&p.fen_before())).collect()
+            } else {
+                vec![]
+            },
         }
-    })
+    }
+
+    /// Column `i` of [`explorer_plies_schema`] for these (game, ply index) rows.
+    fn column(
+        &self,
+        i: usize,
+        rows: &[(&GameFacts, usize)],
+    ) -> datafusion::common::Result<ArrayRef> {
+        let result = |k: usize| {
+            Arc::new(Int64Array::from_iter_values(
+                rows.iter().map(|(g, _)| g.result[k]),
+            )) as ArrayRef
+        };
+        Ok(match i {
+            0 => Arc::new(UInt64Array::from_iter_values(
+                rows.iter().map(|(_, p)| self.keys[*p]),
+            )),
+            1 => strings(rows.iter().map(|(_, p)| Some(self.epds[*p].as_str()))),
+            2 => strings(rows.iter().map(|(_, p)| Some(self.rows[*p].uci.as_str()))),
+            3 => strings(rows.iter().map(|(_, p)| Some(self.rows[*p].san.as_str()))),
+            4 => strings(rows.iter().map(|(g, _)| g.speed)),
+            5 => Arc::new(rows.iter().map(|(g, _)| g.band).collect::<UInt16Array>()),
+            6 => strings(rows.iter().map(|(g, _)| g.month.as_deref())),
+            7..=9 => result(i - 7),
+            10 => Arc::new(
+                rows.iter()
+                    .map(|(g, p)| g.elo[usize::from(self.rows[*p].color() != Color::White)])
+                    .collect::<Int64Array>(),
+            ),
+            11 => strings(rows.iter().map(|(g, _)| g.date)),
+            _ => {
+                return Err(DataFusionError::Internal(format!(
+                    "explorer: no column {i}"
+                )));
+            }
+        })
+    }
+}
+
+/// A Utf8 column of these values.
+fn strings<'s>(values: impl Iterator<Item = Option<&'s str>>) -> ArrayRef {
+    Arc::new(values.collect::<StringArray>())
 }
 
 #[cfg(test)]

@@ -73,7 +73,7 @@ pub(super) fn check_literals(args: &ReturnFieldArgs) -> datafusion::common::Resu
         && let Err(e) = Setup::from_fen_auto(&fen)
     {
         return plan_err!(
-            "board_svg(fen, …): argument 1, the FEN {}, is not a valid position: field {e}",
+            "board_svg(fen [, options]): argument 1, the FEN {}, is not a valid position: field {e}",
             shown(&fen)
         );
     }

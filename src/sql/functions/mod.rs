@@ -133,6 +133,17 @@ impl Kind {
         }
     }
 
+    /// Its arguments as the docs write them, for error messages (`fen, move`).
+    fn arguments(self) -> &'static str {
+        match self {
+            Kind::FenAfter | Kind::IsLegal => "fen, move",
+            Kind::MatchesSubfen => "fen, pattern [, side]",
+            Kind::MaterialMatches => "fen, pattern",
+            Kind::BoardSvg => "fen [, options]",
+            _ => "fen",
+        }
+    }
+
     /// The argument types it takes: strings (Utf8, Utf8View, LargeUtf8), except the pattern
     /// of `matches_subfen` and `material_matches`, which may be a list of strings
     /// ([`ChessFunction::pattern_argument_types`]).
@@ -256,8 +267,9 @@ impl ChessFunction {
         };
         match verdict {
             Some(e) => plan_err!(
-                "{}(fen, …): argument 1, the FEN {}, is not a valid position: field {e}",
+                "{}({}): argument 1, the FEN {}, is not a valid position: field {e}",
                 self.kind.name(),
+                self.kind.arguments(),
                 shown(fen)
             ),
             None => Ok(()),

@@ -255,6 +255,10 @@ fn bad_inputs_refused_with_exit_status_2_naming_them() {
         &["--moves: move 9 (\"Rd3\") is ambiguous"],
     );
     refused(
+        &["explore", t, "--moves", "Nf3 --"],
+        &["--moves: move 2 (\"--\") is a null move"],
+    );
+    refused(
         &["explore", t, "--moves", "e4 e5 e5"],
         &["--moves: move 3 (\"e5\") is "],
     );

@@ -46,8 +46,9 @@ async fn explorer_counts_the_plies_of_the_standard_games() {
         ))
         .await;
         let want = sql_cells(&format!(
-            "SELECT count(*) FROM read_plies('{path}') p JOIN read_pgn('{path}') g \
-             ON p.game_index = g.game_index WHERE g.start_fen IS NULL AND p.ply <= {max_ply}"
+            "SELECT count(*) FROM (SELECT DISTINCT p.game_index, position_key(p.fen_before), \
+             p.uci FROM read_plies('{path}') p JOIN read_pgn('{path}') g \
+             ON p.game_index = g.game_index WHERE g.start_fen IS NULL AND p.ply <= {max_ply})"
         ))
         .await;
         assert_eq!(got, want, "max_ply {max_ply}");
@@ -96,8 +97,8 @@ const STANDARD: &str = "g.start_fen IS NULL AND (g.tags['Variant'] IS NULL OR \
 
 /// The explorer's plies are those of `read_plies` (the standard games', up to `max_ply`):
 /// the same position before each move (Polyglot key and EPD), the same move and SAN (its
-/// `+` or `#` included), once per game that plays it, though the explorer replays the
-/// plies games share once.
+/// `+` or `#` included), once per game that plays it (a game repeating a position and
+/// move counts once), though the explorer replays the plies games share once.
 async fn assert_explorer_is_read_plies(path: &str, max_ply: u32) {
     let got = sql_cells(&format!(
         "SELECT position_key, epd, uci, san, sum(games) FROM explorer('{path}', {max_ply}) \
@@ -105,7 +106,8 @@ async fn assert_explorer_is_read_plies(path: &str, max_ply: u32) {
     ))
     .await;
     let want = sql_cells(&format!(
-        "SELECT position_key(p.fen_before), epd(p.fen_before), p.uci, p.san, count(*) \
+        "SELECT position_key(p.fen_before), epd(p.fen_before), p.uci, p.san, \
+         count(DISTINCT concat(p.file, '#', p.game_index)) \
          FROM read_plies('{path}') p JOIN read_pgn('{path}') g \
          ON p.file = g.file AND p.game_index = g.game_index \
          WHERE {STANDARD} AND p.ply <= {max_ply} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"
@@ -128,6 +130,30 @@ async fn explorer_plies_are_read_plies_plies() {
             assert_explorer_is_read_plies(&path, max_ply).await;
         }
     }
+}
+
+/// A game that comes back to a position and plays the same move again is one game of that
+/// move (as the lichess explorer counts); a month that is not one is NULL.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repeated_position_counts_its_game_once() {
+    let dir = common::scratch("explorer-repetition");
+    let file = dir.join("repetition.pgn");
+    std::fs::write(
+        &file,
+        "[Date \"2024.13.45\"]\n[Result \"1/2-1/2\"]\n\n\
+         1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. e4 1/2-1/2\n",
+    )
+    .expect("write");
+    let got = sql_cells(&format!(
+        "SELECT san, games, draws, month IS NULL FROM explorer('{}', 20) ORDER BY san",
+        file.display()
+    ))
+    .await;
+    let row = |san: &str| vec![san.to_string(), "1".into(), "1".into(), "true".into()];
+    assert_eq!(
+        got,
+        [row("Nf3"), row("Nf6"), row("Ng1"), row("Ng8"), row("e4")]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -332,6 +332,18 @@ async fn position(ctx: &SessionContext, args: &Args) -> Result<String> {
     if tokens.is_empty() {
         return Ok(fen);
     }
+    // a null move passes the turn in a game's record, but is no move a player can play here
+    if let Some((i, token)) = tokens.iter().enumerate().find(|(_, t)| {
+        matches!(
+            sqlchess::chess::san::parse_san(t),
+            Ok((sqlchess::chess::san::SanToken::Null, _))
+        )
+    }) {
+        return Err(Error::Usage(format!(
+            "--moves: move {} ({token:?}) is a null move, not a move a player can play",
+            i + 1
+        )));
+    }
     // the rules of a game from that position: the first move that is not one legal move,
     // and why (read_pgn's error kinds)
     let list: Vec<String> = tokens.iter().map(|t| literal(t)).collect();

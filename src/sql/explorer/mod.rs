@@ -34,7 +34,7 @@ use super::scan::{PgnTable, Rows};
 /// | `speed` | Utf8, nullable | the games' speed by their `TimeControl` (lichess's categories, `read_pgn`'s `speed`) |
 /// | `rating_band` | UInt16, nullable | the lichess explorer's band of the two players' mean rating: 0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500 (the band's lower bound); NULL without both Elo tags |
 /// | `month` | Utf8, nullable | `YYYY-MM` of the `UTCDate` tag, else `Date`; NULL when unknown |
-/// | `games` | Int64 | games in which the move was played from the position |
+/// | `games` | Int64 | games in which the move was played from the position (once per game, however often the game repeats it) |
 /// | `white_wins`, `draws`, `black_wins` | Int64 | of those, by the `Result` tag (`*` and no result count in `games` only) |
 /// | `mover_elo_sum` | Int64, nullable | the sum of the mover's Elo over the games with one (NULL when none has) |
 /// | `mover_elo_games` | Int64 | the games with the mover's Elo (average: sum / games; trees of several files merge by summing) |

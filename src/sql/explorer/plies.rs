@@ -4,6 +4,7 @@
 //! ([`explorer_plies_schema`]). The PGN scan builds them ([`super::super::Rows`]) from
 //! the games' plies, each ply games share replayed once ([`crate::validate::replay_prefixes`]).
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
@@ -70,13 +71,14 @@ pub fn rating_band(white_elo: Option<i64>, black_elo: Option<i64>) -> Option<u16
 }
 
 /// `YYYY-MM` of a PGN date (`2025.01.31`); `None` when the year or month is unknown
-/// (`????.??.??`, `2025.??.??`) or the text is not a date.
+/// (`????.??.??`, `2025.??.??`), the month is not 01 to 12, or the text is not a date.
 #[must_use]
 pub fn month(date: &str) -> Option<String> {
     let mut parts = date.trim().split('.');
     let (year, m) = (parts.next()?, parts.next()?);
     let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(year, 4) && digits(m, 2) && m != "00").then(|| format!("{year}-{m}"))
+    let in_year = matches!(m.parse::<u8>(), Ok(1..=12));
+    (digits(year, 4) && digits(m, 2) && in_year).then(|| format!("{year}-{m}"))
 }
 
 /// What a game gives each of its rows.
@@ -136,16 +138,31 @@ pub(crate) fn explorer_batches(
             games.len()
         )));
     }
+    if let Some(p) = prefixes
+        .games
+        .iter()
+        .flatten()
+        .find(|&&p| p as usize >= prefixes.plies.len())
+    {
+        return Err(DataFusionError::Internal(format!("explorer: no ply {p}")));
+    }
     let plies = Plies::of(&prefixes.plies, projection);
     let facts: Vec<GameFacts> = games.iter().map(|(_, g)| GameFacts::of(g)).collect();
-    let kept: Vec<(&GameFacts, usize)> = facts
-        .iter()
-        .zip(&prefixes.games)
-        .filter(|(f, _)| f.standard)
-        .flat_map(|(f, path)| path.iter().map(move |&p| (f, p as usize)))
-        .collect();
-    if let Some((_, p)) = kept.iter().find(|(_, p)| *p >= prefixes.plies.len()) {
-        return Err(DataFusionError::Internal(format!("explorer: no ply {p}")));
+    // each (position, move) once per game: a game that repeats a position and plays the
+    // same move from it again is one game of that move
+    let mut kept: Vec<(&GameFacts, usize)> = vec![];
+    let mut seen: HashSet<(u64, &str)> = HashSet::new();
+    for (f, path) in facts.iter().zip(&prefixes.games) {
+        if !f.standard {
+            continue;
+        }
+        seen.clear();
+        for &p in path {
+            let p = p as usize;
+            if seen.insert((plies.keys[p], plies.rows[p].uci.as_str())) {
+                kept.push((f, p));
+            }
+        }
     }
     for chunk in kept.chunks(rows.max(1)) {
         let columns = projection
@@ -168,7 +185,7 @@ pub(crate) fn explorer_batches(
 /// per ply (not once per game that plays it).
 struct Plies<'a> {
     rows: &'a [PlyRow],
-    /// Polyglot keys of the positions before the moves (when projected).
+    /// Polyglot keys of the positions before the moves.
     keys: Vec<u64>,
     /// Their EPDs (when projected).
     epds: Vec<String>,
@@ -178,13 +195,10 @@ impl<'a> Plies<'a> {
     fn of(rows: &'a [PlyRow], projection: &[usize]) -> Plies<'a> {
         Plies {
             rows,
-            keys: if projection.contains(&0) {
-                rows.iter()
-                    .map(|p| polyglot_key(&p.position_before))
-                    .collect()
-            } else {
-                vec![]
-            },
+            keys: rows
+                .iter()
+                .map(|p| polyglot_key(&p.position_before))
+                .collect(),
             epds: if projection.contains(&1) {
                 rows.iter().map(|p| epd_of_fen(&p.fen_before())).collect()
             } else {
@@ -256,6 +270,8 @@ mod tests {
         assert_eq!(month("2025.??.??"), None);
         assert_eq!(month("????.??.??"), None);
         assert_eq!(month("2025-01-31"), None);
+        assert_eq!(month("2024.13.45"), None);
+        assert_eq!(month("2024.00.01"), None);
         assert_eq!(month(""), None);
     }
 }

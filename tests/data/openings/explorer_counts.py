@@ -3,8 +3,8 @@
 
 For the games of ../shared/data/oracle/games.csv below `pgn/` without a FEN tag (variant
 standard), the first 20 plies of the main line (`mainline_uci`) are replayed; for each
-position (by python-chess `Board.epd()`) and move, the games that played it and their
-results by the `Result` tag (`1-0`, `1/2-1/2`, `0-1`; anything else counts in games only).
+position (by python-chess `Board.epd()`) and move, the games that played it (each once,
+however often it repeats the position) and their results by the `Result` tag (`1-0`, `1/2-1/2`, `0-1`; anything else counts in games only).
 Written for four positions: the start, after 1. e4, after 1. e4 c5, and the position of
 those plies reached by the most distinct move orders (a transposition; ties: most games,
 then the EPD). Columns: position (which of the four), epd, uci, games, white_wins, draws,
@@ -33,14 +33,18 @@ def main(root):
             result = {"1-0": 1, "1/2-1/2": 2, "0-1": 3}.get(row["result"])
             board = chess.Board()
             moves = row["mainline_uci"].split()[:PLIES]
+            seen = set()
             for i, uci in enumerate(moves):
                 epd = board.epd()
-                c = counts[(epd, uci)]
-                c[0] += 1
-                if result:
-                    c[result] += 1
                 orders[epd].add(tuple(moves[:i]))
-                games_at[epd] += 1
+                # a game that plays the move from the position twice (a repetition) counts once
+                if (epd, uci) not in seen:
+                    seen.add((epd, uci))
+                    c = counts[(epd, uci)]
+                    c[0] += 1
+                    if result:
+                        c[result] += 1
+                    games_at[epd] += 1
                 board.push(chess.Move.from_uci(uci))
     start = chess.Board()
     e4 = chess.Board()

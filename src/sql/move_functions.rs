@@ -24,8 +24,9 @@
 //!
 //! Columnar: the non-NULL rows of a batch are one batch of games through
 //! [`validate_games_with`], cut into as many parts as the pool has engines, each part on
-//! its own engine at once ([`super::engines::with_engines`]); the rows are built by `read_pgn`'s and `read_plies`' column
-//! builders ([`super::game_columns`], [`super::ply_columns`]).
+//! its own engine at once ([`super::engines::with_engines`]); the rows are built by
+//! `read_pgn`'s and `read_plies`' column builders ([`super::game_columns`],
+//! [`super::ply_columns`]).
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -52,8 +53,8 @@ use crate::pgn::RawGame;
 use crate::pgn::movetext::read_movetext;
 use crate::validate::{StartError, ValidateOptions, start_position, validate_games_with};
 
-/// Games a part of a batch holds at least when the batch is shared among the pool's engines
-/// ([`with_engines`]): below that, one engine's fixed cost per ply dominates.
+/// Rows (games) a part of a batch holds at least when the batch is shared among the pool's
+/// engines ([`with_engines`]): below that, one engine's fixed cost per ply dominates.
 const MIN_PART: usize = 256;
 
 /// The `read_plies` columns a `plies_of` item holds, in order.

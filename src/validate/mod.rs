@@ -34,7 +34,7 @@ mod validator;
 pub(crate) use prefixes::{PrefixPlies, replay_prefixes};
 pub use report::{ErrorKind, GameReport, PlyRow};
 pub(crate) use report::{NULL_UCI, fen_of};
-pub use setup::{StartError, Variant, start_position};
+pub use setup::{StartError, Variant, is_standard_start, start_position};
 pub use validator::Validator;
 
 use crate::chess::outcome::History;

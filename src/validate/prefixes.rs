@@ -35,7 +35,7 @@ use crate::stages::tables::{self, replay_states_schema};
 use crate::stages::{LEGAL, Stage};
 
 use super::replay::ply_of;
-use super::{PlyRow, ValidateOptions, start_position, validate_games_with};
+use super::{PlyRow, ValidateOptions, is_standard_start, validate_games_with};
 
 /// The legal main-line plies of a batch of games, each distinct prefix played once
 /// ([`replay_prefixes`]).
@@ -59,6 +59,19 @@ struct Node<'a> {
     answered: bool,
 }
 
+impl<'a> Node<'a> {
+    /// A node of this token, not yet replayed.
+    fn new(token: &'a str) -> Node<'a> {
+        Node {
+            token,
+            children: vec![],
+            ply: None,
+            gives_check: false,
+            answered: false,
+        }
+    }
+}
+
 /// The plies of each standard game's legal main line up to `max_plies` plies, as
 /// [`super::validate_games_with`] with [`ValidateOptions::plies`] and that cut gives them
 /// (the same rows, [`PlyRow::game_index`] aside), with the plies games share replayed once;
@@ -72,19 +85,12 @@ pub(crate) async fn replay_prefixes(
     max_plies: u32,
 ) -> Result<PrefixPlies> {
     let cut = usize::try_from(max_plies).unwrap_or(usize::MAX);
-    let mut nodes = vec![Node {
-        token: "",
-        children: vec![],
-        ply: None,
-        gives_check: false,
-        answered: false,
-    }];
+    let mut nodes = vec![Node::new("")];
     // each game's path in the tree (none for a game from another position)
     let mut paths: Vec<Vec<u32>> = Vec::with_capacity(games.len());
     let mut child_of: HashMap<(u32, &str), u32> = HashMap::new();
     for (_, g) in games {
-        let standard = g.tag("FEN").is_none() && matches!(start_position(g), Ok(s) if !s.chess960);
-        if !standard {
+        if !is_standard_start(g) {
             paths.push(vec![]);
             continue;
         }
@@ -94,13 +100,7 @@ pub(crate) async fn replay_prefixes(
             let next = nodes.len() as u32;
             at = *child_of.entry((at, token.as_str())).or_insert_with(|| {
                 nodes[at as usize].children.push(next);
-                nodes.push(Node {
-                    token,
-                    children: vec![],
-                    ply: None,
-                    gives_check: false,
-                    answered: false,
-                });
+                nodes.push(Node::new(token));
                 next
             });
             path.push(at);

@@ -87,6 +87,17 @@ pub fn start_position(game: &RawGame) -> std::result::Result<Setup, StartError> 
     }
 }
 
+/// Whether a game starts from the standard position under standard rules: no `FEN` tag, and
+/// a `Variant` tag, if any, of standard chess ([`Variant::Standard`]). These are the games
+/// the explorer reads.
+#[must_use]
+pub fn is_standard_start(game: &RawGame) -> bool {
+    game.tag("FEN").is_none()
+        && game
+            .tag("Variant")
+            .is_none_or(|v| Variant::of(v) == Variant::Standard)
+}
+
 /// The games that can be played, each from its start position ([`start_position`]). The
 /// others get their error in `reports`: `unsupported_variant` for a `Variant` tag other than
 /// standard chess and Chess960, `setup` for a `FEN` tag that does not parse. With

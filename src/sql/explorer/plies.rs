@@ -19,7 +19,7 @@ use crate::chess::polyglot::polyglot_key;
 use crate::pgn::RawGame;
 use crate::pgn::time_control::speed;
 use crate::sql::openings::epd_of_fen;
-use crate::validate::{PlyRow, PrefixPlies, Variant};
+use crate::validate::{PlyRow, PrefixPlies, is_standard_start};
 
 /// The lower bounds of the lichess opening explorer's rating bands, by the two players'
 /// mean rating: 0 (under 1000), 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500 (and above).
@@ -102,9 +102,7 @@ impl<'a> GameFacts<'a> {
             .flatten()
             .find(|d| month(d).is_some());
         GameFacts {
-            standard: g.tag("FEN").is_none()
-                && g.tag("Variant")
-                    .is_none_or(|v| Variant::of(v) == Variant::Standard),
+            standard: is_standard_start(g),
             speed: g.tag("TimeControl").and_then(speed).map(|s| s.as_str()),
             band: rating_band(white, black),
             month: date.and_then(month),

@@ -253,9 +253,146 @@ fn bad_literal_arguments_are_planning_errors_naming_them() {
             "SELECT validate_moves('e4', NULL, false, 1)",
             "validate_moves(moves [, start_fen [, chess960]]) takes 1 to 3 arguments, not 4",
         ),
-        ("SELECT plies_of()", "takes 1 to 3 arguments, not 0"),
+        ("SELECT plies_of()", "takes 1 to 4 arguments, not 0"),
+        (
+            "SELECT plies_of('1. e4', NULL, false, 'ply', 1)",
+            "plies_of(moves [, start_fen [, chess960 [, fields]]]) takes 1 to 4 arguments, not 5",
+        ),
+        (
+            "SELECT plies_of('1. e4', NULL, NULL, 'ply, colour')",
+            "plies_of: argument 4 (fields) names \"colour\", not a field of the items (ply, san,",
+        ),
+        (
+            "SELECT plies_of('1. e4', NULL, NULL, '')",
+            "plies_of: argument 4 (fields) names \"\", not a field",
+        ),
+        (
+            "SELECT plies_of(m, NULL, NULL, m) FROM (VALUES ('1. e4')) t(m)",
+            "plies_of: argument 4 (fields) must be a string literal naming the item's fields",
+        ),
+        (
+            "SELECT plies_of('1. e4', NULL, NULL, 4)",
+            "plies_of: argument 4 (fields) must be a string (field names), not Int64",
+        ),
     ] {
         let e = plan_error(q);
         assert!(e.contains(want), "{q}: {e}");
+    }
+}
+
+/// The movetexts of a game with clocks and evals, a checkmate, an illegal move and a
+/// Chess960-free standard game, as a table `t(m)`.
+const GAMES: &str = "(VALUES \
+     ('1. e4 {[%clk 0:03:00] [%eval 0.3]} e5 {[%clk 0:02:58] [%eval #-4]} 2. Qh5 Nc6 \
+       3. Bc4 Nf6 4. Qxf7# 1-0'), \
+     ('1. d4 d5 2. c4 {[%eval -0.12]} dxc4 3. Nf3 Nf6 4. e3 Bg4 5. Bxc4 e6 *'), \
+     ('1. e4 e5 2. Ke3 Nc6 3. Kf5 *')) t(m)";
+
+/// A query that reads some fields of the unnested items gets them from a `plies_of` that
+/// computes only those (the optimizer rule gives it its `fields` argument, EXPLAIN shows
+/// it), with the values of the call that computes them all; a query that reads the whole
+/// item is left as it is.
+#[test]
+fn a_query_reading_some_fields_gets_the_values_of_the_whole_item() {
+    rt().block_on(async {
+        let ctx = sql::context();
+        let all = "ply,san,uci,fen_after,position_key,is_capture,is_check,is_checkmate,\
+                   clock_s,eval_cp,eval_mate";
+        for (fields, narrowed) in [
+            ("position_key", "position_key"),
+            ("clock_s, eval_mate", "clock_s,eval_mate"),
+            ("fen_after, san, ply", "ply,san,fen_after"),
+            ("is_checkmate, eval_cp, uci", "uci,is_checkmate,eval_cp"),
+        ] {
+            let read: Vec<String> = fields.split(", ").map(|f| format!("p['{f}']")).collect();
+            let q = |call: &str| {
+                format!(
+                    "SELECT {} FROM (SELECT unnest({call}) AS p FROM {GAMES})",
+                    read.join(", ")
+                )
+            };
+            let (got, want) = (
+                q("plies_of(m)"),
+                q(&format!("plies_of(m, NULL, NULL, '{all}')")),
+            );
+            let plan = cells(&query(&ctx, &format!("EXPLAIN {got}")).await);
+            let plan: String = plan.iter().map(|r| r.join(" ")).collect();
+            assert!(
+                plan.contains(&format!(
+                    "plies_of(t.m, Utf8(NULL), Boolean(NULL), Utf8(\"{narrowed}\"))"
+                )),
+                "{got}: {plan}"
+            );
+            let (got, want) = (
+                cells(&query(&ctx, &got).await),
+                cells(&query(&ctx, &want).await),
+            );
+            assert_eq!(got.len(), 19, "{fields}");
+            assert_eq!(got, want, "{fields}");
+        }
+        // the whole item, and a field read besides it: all eleven fields, no fields argument
+        let q = format!("SELECT p, p['san'] FROM (SELECT unnest(plies_of(m)) AS p FROM {GAMES})");
+        let plan = cells(&query(&ctx, &format!("EXPLAIN {q}")).await);
+        let plan: String = plan.iter().map(|r| r.join(" ")).collect();
+        assert!(plan.contains("plies_of(t.m) AS"), "{plan}");
+        let got = cells(&query(&ctx, &q).await);
+        assert!(
+            got[0][0].contains("eval_mate") && got[0][0].contains("fen_after"),
+            "{got:?}"
+        );
+        assert_eq!(got[1][1], "e5");
+    });
+}
+
+/// A batch of more games than a part holds (2 × 256) is cut into parts by its games'
+/// lengths, longest first, one engine each, and its values come back in row order: equal to
+/// a session with one engine, where the batch is one part in row order.
+#[test]
+fn a_batch_cut_into_parts_gives_each_row_its_own_game() {
+    use datafusion::arrow::array::{RecordBatch, StringArray, UInt32Array};
+    use datafusion::arrow::datatypes::{DataType, Field, Schema};
+    use sqlchess::session::PipelineConfig;
+    use std::sync::Arc;
+
+    let mut texts = vec![];
+    for f in pgn_files(&data("pgn")) {
+        if let Ok(text) = std::fs::read_to_string(&f) {
+            texts.extend(common::movetext::movetexts(&text));
+        }
+    }
+    assert!(texts.len() > 100, "{}", texts.len());
+    // 800 rows, the games in a scrambled order
+    let rows: Vec<&str> = (0..800)
+        .map(|i| texts[(i * 37) % texts.len()].as_str())
+        .collect();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("row", DataType::UInt32, false),
+        Field::new("m", DataType::Utf8, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(UInt32Array::from_iter_values(0..800)),
+            Arc::new(StringArray::from(rows)),
+        ],
+    )
+    .expect("batch");
+    let q = "SELECT row, validate_moves(m), plies_of(m), cardinality(plies_of(m)) FROM t \
+             ORDER BY row";
+    let run = |engines: usize| {
+        let batch = batch.clone();
+        rt().block_on(async move {
+            let ctx = sql::context_with(&PipelineConfig {
+                target_partitions: engines,
+                ..PipelineConfig::default()
+            });
+            ctx.register_batch("t", batch).expect("register");
+            cells(&query(&ctx, q).await)
+        })
+    };
+    let (two, one) = (run(2), run(1));
+    assert_eq!(two.len(), 800);
+    for (a, b) in two.iter().zip(&one) {
+        assert_eq!(a, b, "row {}", a[0]);
     }
 }

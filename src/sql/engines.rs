@@ -109,6 +109,12 @@ impl EnginePool {
         })
     }
 
+    /// Into how many parts [`with_engines`] cuts `items` items of which a part holds at
+    /// least `min_part`: one per engine at most, at least one.
+    pub(crate) fn parts(&self, items: usize, min_part: usize) -> usize {
+        self.limit.min(items / min_part.max(1)).max(1)
+    }
+
     /// An idle engine, or a newly planned one (planned on `rt`) while fewer than the limit
     /// exist, else the next one given back. Errors: planning a new engine (its memory share
     /// included); [`Error::Internal`] when the pool's lock is poisoned.
@@ -169,34 +175,29 @@ pub(crate) fn with_engine<T: Send>(
 
 /// Runs `f` on consecutive parts of `items` at once, each part on an engine of its own
 /// ([`with_engine`]): as many parts as `pool` has engines at most, each of at least
-/// `min_part` items, cut where the items' `weight` (their work: a game's movetext bytes)
-/// is shared equally. A function call gets one batch from one partition; this gives its
-/// work every core. Returns the results in the order of the parts. Errors: the first of
-/// the parts' errors.
+/// `min_part` items when all are cut alike. A function call gets one batch from one
+/// partition; this gives its work every core. Returns the results in the order of the
+/// parts. Errors: the first of the parts' errors.
+///
+/// A part's cost is its items' `weight` (their plies) plus `step` times its heaviest
+/// item's: replay runs one step per ply of a part's longest game, and each step has a
+/// fixed cost whatever its rows ([`cut_parts`]). The cuts make the dearest part as cheap
+/// as they can; items sorted by weight, heaviest first, put the long games together so
+/// that one part pays for the long tail of steps.
 pub(crate) fn with_engines<I: Sync, T: Send>(
     pool: &EnginePool,
     items: &[I],
     min_part: usize,
-    weight: impl Fn(&I) -> usize,
+    (weight, step): (impl Fn(&I) -> usize, usize),
     f: impl Fn(&[I], &Engine, &tokio::runtime::Runtime) -> Result<T> + Sync,
 ) -> Result<Vec<T>> {
-    let parts = pool.limit.min(items.len() / min_part.max(1)).max(1);
+    let parts = pool.parts(items.len(), min_part);
     if parts == 1 {
         return Ok(vec![with_engine(pool, |e, rt| f(items, e, rt))?]);
     }
-    // part k ends at the first item where the running weight reaches k / parts of the total
-    let total: usize = items.iter().map(&weight).sum::<usize>().max(1);
-    let mut ends = vec![];
-    let mut running = 0usize;
-    for (i, item) in items.iter().enumerate() {
-        running += weight(item);
-        if ends.len() + 1 < parts && running.saturating_mul(parts) >= total * (ends.len() + 1) {
-            ends.push(i + 1);
-        }
-    }
-    ends.push(items.len());
+    let weights: Vec<usize> = items.iter().map(weight).collect();
     let mut start = 0;
-    let cut: Vec<&[I]> = ends
+    let cut: Vec<&[I]> = cut_parts(&weights, step, parts)
         .into_iter()
         .filter_map(|end| {
             let part = items.get(start..end).filter(|p| !p.is_empty());
@@ -219,4 +220,94 @@ pub(crate) fn with_engines<I: Sync, T: Send>(
             })
             .collect()
     })
+}
+
+/// The ends of at most `parts` consecutive parts of items of weights `weights`, a part's
+/// cost being the sum of its weights plus `step` times its largest: the least largest
+/// cost found by bisection, the parts packed greedily under it.
+fn cut_parts(weights: &[usize], step: usize, parts: usize) -> Vec<usize> {
+    // the ends of parts of cost at most `most` each, packed greedily
+    let pack = |most: usize| {
+        let mut ends = vec![];
+        let (mut sum, mut max) = (0usize, 0usize);
+        for (i, &w) in weights.iter().enumerate() {
+            let (s, m) = (sum + w, max.max(w));
+            if i > 0 && s + step * m > most {
+                ends.push(i);
+                (sum, max) = (w, w);
+            } else {
+                (sum, max) = (s, m);
+            }
+        }
+        ends.push(weights.len());
+        ends
+    };
+    let total: usize = weights.iter().sum();
+    let heaviest = weights.iter().copied().max().unwrap_or(0);
+    let (mut low, mut high) = (heaviest * (step + 1), total + step * heaviest);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        if pack(mid).len() <= parts {
+            high = mid;
+        } else {
+            low = mid + 1;
+        }
+    }
+    pack(high)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut_parts;
+
+    /// The dearest part's cost: its weights plus `step` times its largest.
+    fn dearest(weights: &[usize], ends: &[usize], step: usize) -> usize {
+        let mut start = 0;
+        ends.iter()
+            .map(|&end| {
+                let part = &weights[start..end];
+                start = end;
+                part.iter().sum::<usize>() + step * part.iter().max().copied().unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The cuts are consecutive, cover every item, and leave the dearest part as cheap as
+    /// the best cut in two found by trying every one.
+    #[test]
+    fn parts_are_as_cheap_as_the_best_cut() {
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) as usize
+        };
+        for round in 0..200 {
+            let n = 2 + next() % 40;
+            let mut weights: Vec<usize> = (0..n).map(|_| next() % 300).collect();
+            if round % 2 == 0 {
+                weights.sort_by(|a, b| b.cmp(a));
+            }
+            let step = [0, 1, 4, 400][round % 4];
+            let ends = cut_parts(&weights, step, 2);
+            assert!(
+                ends.len() <= 2 && ends.last() == Some(&n),
+                "{weights:?}: {ends:?}"
+            );
+            assert!(ends.windows(2).all(|w| w[0] < w[1]), "{ends:?}");
+            let best = (1..n)
+                .map(|c| dearest(&weights, &[c, n], step))
+                .chain([dearest(&weights, &[n], step)])
+                .min()
+                .unwrap_or(0);
+            assert_eq!(
+                dearest(&weights, &ends, step),
+                best,
+                "{weights:?} step {step}"
+            );
+        }
+        assert_eq!(cut_parts(&[], 400, 2), vec![0]);
+        assert_eq!(cut_parts(&[0, 0, 0], 400, 2), vec![3]);
+        assert_eq!(cut_parts(&[5, 5, 5, 5], 0, 4), vec![1, 2, 3, 4]);
+    }
 }

@@ -26,7 +26,8 @@
 //! [`functions`](self::functions)): `fen_after(fen, move)`, `is_legal(fen, move)`,
 //! `position_status(fen)`, `position_key(fen)`, `epd(fen)`, `material(fen)`,
 //! `fen_error(fen)`, `legal_moves_list(fen)`, …; the rules over any table's move column,
-//! `plies_of(moves …)` and `validate_moves(moves …)` ([`MoveFunction`]). Each call runs the pipeline's stages once per
+//! `plies_of(moves …)` and `validate_moves(moves …)` ([`MoveFunction`]; an optimizer rule,
+//! [`plies_of_fields`], has `plies_of` compute only the fields a query reads). Each call runs the pipeline's stages once per
 //! batch on an engine of a pool ([`engines`](self::engines): how the synchronous call reaches
 //! the asynchronous pipeline, and why concurrent partitions never share an engine).
 //!
@@ -57,6 +58,7 @@ mod move_functions;
 pub mod openings;
 mod options;
 pub mod pgn_format;
+mod plies_of_fields;
 mod ply_bound;
 mod ply_columns;
 mod ranges;
@@ -122,6 +124,13 @@ fn register_with_pool(ctx: &SessionContext, pool: Arc<engines::EnginePool>) {
         .chain(move_functions::all(&pool))
     {
         ctx.register_udf(f);
+    }
+    // plies_of computes only the item fields a query reads; once per session
+    let rule: Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync> =
+        Arc::new(plies_of_fields::PliesOfFields);
+    let known = (ctx.state_ref().read().optimizer().rules.iter()).any(|r| r.name() == rule.name());
+    if !known {
+        ctx.add_optimizer_rule(rule);
     }
 }
 

@@ -264,7 +264,15 @@ fn bad_literal_arguments_are_planning_errors_naming_them() {
         ),
         (
             "SELECT plies_of('1. e4', NULL, NULL, '')",
-            "plies_of: argument 4 (fields) names \"\", not a field",
+            "plies_of: argument 4 (fields) names an empty field name (ply, san,",
+        ),
+        (
+            "SELECT plies_of('1. e4', NULL, NULL, 'ply,,san')",
+            "plies_of: argument 4 (fields) names an empty field name",
+        ),
+        (
+            "SELECT plies_of('1. e4', NULL, NULL, 'ply, san ,ply')",
+            "plies_of: argument 4 (fields) names \"ply\" twice",
         ),
         (
             "SELECT plies_of(m, NULL, NULL, m) FROM (VALUES ('1. e4')) t(m)",

@@ -169,18 +169,27 @@ fn plies_of_fields_type(fields: &[&str]) -> DataType {
     )))
 }
 
-/// The item fields a `fields` argument names, checked. Errors: a plan error naming the
-/// argument, for a name that is no field or no name at all.
+/// The item fields a `fields` argument names (comma-separated, spaces around a name
+/// ignored), checked. Errors: a plan error naming the argument, for an empty name, a name
+/// that is no field, or a field named twice.
 fn parse_fields(text: &str) -> Result<Vec<&str>> {
     let names: Vec<&str> = text.split(',').map(str::trim).collect();
-    match names.iter().find(|n| !PLY_FIELDS.contains(n)) {
-        Some(n) => plan_err!(
-            "plies_of: argument 4 (fields) names {}, not a field of the items ({})",
-            shown(n),
+    for (i, name) in names.iter().enumerate() {
+        let wrong = if name.is_empty() {
+            "an empty field name".to_string()
+        } else if !PLY_FIELDS.contains(name) {
+            format!("{}, not a field of the items", shown(name))
+        } else if names[..i].contains(name) {
+            format!("{} twice", shown(name))
+        } else {
+            continue;
+        };
+        return plan_err!(
+            "plies_of: argument 4 (fields) names {wrong} ({})",
             PLY_FIELDS.join(", ")
-        ),
-        None => Ok(names),
+        );
     }
+    Ok(names)
 }
 
 /// The type `validate_moves` returns: Struct of `plies` UInt32, `first_illegal_ply`

@@ -186,7 +186,9 @@ fn bad_fens_nulls_and_the_empty_string() {
          AS t(m, f))",
     );
     assert_eq!(r[..4], ["true", "0", "0", "setup"]);
+    // the field named once: "FEN tag placement: …", never "placement: placement: …"
     assert!(r[4].starts_with("FEN tag placement: "), "{r:?}");
+    assert!(!r[4].contains("placement: placement"), "{r:?}");
     assert_eq!(r[5], "NULL");
     // a position no game reaches (the side not to move in check): the engine's set-up check
     let r = row(

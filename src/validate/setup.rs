@@ -122,11 +122,7 @@ pub(super) fn start_games(
                 continue;
             }
             Err(StartError::Fen(e)) => {
-                r.set_error(
-                    0,
-                    ErrorKind::Setup,
-                    &format!("FEN tag {}: {e}", e.field.as_str()),
-                );
+                r.set_error(0, ErrorKind::Setup, &format!("FEN tag {e}"));
                 continue;
             }
         };

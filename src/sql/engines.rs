@@ -160,17 +160,27 @@ pub(crate) fn with_engine<T: Send>(
     pool: &EnginePool,
     f: impl FnOnce(&Engine, &tokio::runtime::Runtime) -> Result<T> + Send,
 ) -> Result<T> {
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            let rt = thread_runtime()?;
-            let engine = pool.take(&rt)?;
-            let out = f(&engine, &rt);
-            pool.give_back(engine);
-            out
-        })
+    std::thread::scope(|s| joined(s.spawn(|| on_engine(pool, f))))
+}
+
+/// `f` with an engine of `pool` and a runtime of this thread's; the engine goes back to
+/// the pool afterwards.
+fn on_engine<T>(
+    pool: &EnginePool,
+    f: impl FnOnce(&Engine, &tokio::runtime::Runtime) -> Result<T>,
+) -> Result<T> {
+    let rt = thread_runtime()?;
+    let engine = pool.take(&rt)?;
+    let out = f(&engine, &rt);
+    pool.give_back(engine);
+    out
+}
+
+/// What an engine thread returned; [`Error::Internal`] when it panicked.
+fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
+    thread
         .join()
         .map_err(|_| Error::Internal("a chess function's engine thread panicked".into()))?
-    })
 }
 
 /// Runs `f` on consecutive parts of `items` at once, each part on an engine of its own
@@ -209,16 +219,9 @@ pub(crate) fn with_engines<I: Sync, T: Send>(
     std::thread::scope(|s| {
         let running: Vec<_> = cut
             .into_iter()
-            .map(|part| s.spawn(move || with_engine(pool, |e, rt| f(part, e, rt))))
+            .map(|part| s.spawn(move || on_engine(pool, |e, rt| f(part, e, rt))))
             .collect();
-        running
-            .into_iter()
-            .map(|t| {
-                t.join().map_err(|_| {
-                    Error::Internal("a chess function's engine thread panicked".into())
-                })?
-            })
-            .collect()
+        running.into_iter().map(joined).collect()
     })
 }
 

@@ -121,12 +121,18 @@ impl Kind {
         }
     }
 
-    /// Its columns' schema: the projection of its table's.
-    fn schema(self) -> SchemaRef {
-        let table = match self {
+    /// The schema of its table, whose columns its values hold: `read_plies`' (an item of
+    /// `plies_of`), `read_pgn`'s (`validate_moves`).
+    fn table(self) -> SchemaRef {
+        match self {
             Kind::PliesOf => read_plies_schema(),
             Kind::ValidateMoves => read_pgn_schema(),
-        };
+        }
+    }
+
+    /// Its columns' schema: the projection of its table's.
+    fn schema(self) -> SchemaRef {
+        let table = self.table();
         let fields: Vec<Field> = self
             .projection()
             .iter()
@@ -349,10 +355,7 @@ impl ScalarUDFImpl for MoveFunction {
             },
             _ => self.kind.schema(),
         };
-        let table = match self.kind {
-            Kind::PliesOf => read_plies_schema(),
-            Kind::ValidateMoves => read_pgn_schema(),
-        };
+        let table = self.kind.table();
         let projection = schema
             .fields()
             .iter()

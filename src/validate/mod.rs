@@ -241,8 +241,7 @@ impl Run<'_> {
                     if i + 1 < n {
                         // the next move was accepted: the position had a legal reply
                         if m.gives_check {
-                            row.is_check = true;
-                            row.san.push('+');
+                            row.mark_check(false);
                         }
                         self.plies[l.id as usize].push(row);
                     } else {

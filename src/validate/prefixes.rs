@@ -235,8 +235,7 @@ async fn add_check_suffixes(
             continue;
         };
         if node.answered {
-            ply.is_check = true;
-            ply.san.push('+');
+            ply.mark_check(false);
         } else if let Some(st) = status.get(id) {
             ply.add_check_suffix(st);
         }

@@ -269,9 +269,14 @@ impl PlyRow {
     /// to a null move).
     pub(crate) fn add_check_suffix(&mut self, after: &PositionStatus) {
         if self.uci != NULL_UCI && after.in_check {
-            self.is_check = true;
-            self.san.push(if after.n_legal == 0 { '#' } else { '+' });
+            self.mark_check(after.n_legal == 0);
         }
+    }
+
+    /// Marks the move as giving check: `#` when it mates, else `+`.
+    pub(crate) fn mark_check(&mut self, mate: bool) {
+        self.is_check = true;
+        self.san.push(if mate { '#' } else { '+' });
     }
 }
 

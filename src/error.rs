@@ -6,8 +6,9 @@ use datafusion::error::DataFusionError;
 use crate::chess::san::SanError;
 
 /// Errors of sqlchess. Input faults of single games are not errors of the batch: they are
-/// reported per game (see [`crate::validate::GameReport`]).
-#[derive(Debug, thiserror::Error)]
+/// reported per game (see [`crate::validate::GameReport`]). [`Error::kind`] names the
+/// variant.
+#[derive(Debug, thiserror::Error, strum::IntoStaticStr)]
 pub enum Error {
     /// A picture could not be drawn or rasterised (`board_svg`, `sqlchess board`, charts).
     #[error("picture: {0}")]
@@ -100,6 +101,13 @@ pub enum TokenError {
 }
 
 impl Error {
+    /// The variant's name (`"Fen"`, `"Io"`, `"NotPgn"`, `"DataFusion"`, …), for bindings that
+    /// raise an error of a kind (the Python package's `SqlchessError.kind`).
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        self.into()
+    }
+
     /// [`Error::Internal`] for a lock poisoned by a panic in another thread.
     pub fn poisoned<T>(_: std::sync::PoisonError<T>) -> Error {
         Error::Internal("lock poisoned by a panic in another thread".into())

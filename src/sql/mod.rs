@@ -68,6 +68,8 @@ mod scan;
 
 use std::sync::Arc;
 
+use datafusion::catalog::{TableFunctionImpl, TableProvider};
+use datafusion::logical_expr::ScalarUDF;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 pub use codec::{ChessLogicalCodec, ChessPhysicalCodec};
@@ -111,18 +113,14 @@ fn register_with_pool(ctx: &SessionContext, pool: Arc<engines::EnginePool>) {
             Arc::new(datafusion::datasource::listing_table_factory::ListingTableFactory::new()),
         );
     }
-    ctx.register_udtf("read_pgn", Arc::new(ReadPgn::new(pool.clone())));
-    ctx.register_udtf("read_plies", Arc::new(ReadPlies::new(pool.clone())));
-    ctx.register_udtf("legal_moves", Arc::new(LegalMoves::new(pool.clone())));
-    ctx.register_udtf("explorer", Arc::new(explorer::Explorer::new(pool.clone())));
+    for (name, f) in table_functions_with(&pool, &ChessOptions::default()) {
+        ctx.register_udtf(name, f);
+    }
     // replayed on its first scan, not here; a session without a default schema (the only
     // error) has no `openings` table
-    let openings = openings::table::OpeningsTable::new(pool.clone());
-    ctx.register_table("openings", Arc::new(openings)).ok();
-    for f in functions::all(&pool)
-        .into_iter()
-        .chain(move_functions::all(&pool))
-    {
+    ctx.register_table("openings", openings_table_with(&pool))
+        .ok();
+    for f in scalar_functions_with(&pool) {
         ctx.register_udf(f);
     }
     // plies_of computes only the item fields a query reads; once per session
@@ -132,6 +130,58 @@ fn register_with_pool(ctx: &SessionContext, pool: Arc<engines::EnginePool>) {
     if !known {
         ctx.add_optimizer_rule(rule);
     }
+}
+
+/// The table functions [`register`] adds, by name: `read_pgn`, `read_plies`, `legal_moves`,
+/// `explorer`, with engines of the process's pool. `defaults` are the settings a call uses
+/// when its session has no [`ChessOptions`] (a datafusion-python session calling over the
+/// FFI; the Python package's `register(ctx, split_bytes=…)`).
+#[must_use]
+pub fn table_functions(defaults: &ChessOptions) -> Vec<(&'static str, Arc<dyn TableFunctionImpl>)> {
+    table_functions_with(&engines::EnginePool::shared(), defaults)
+}
+
+/// [`table_functions`] with engines of `pool`.
+fn table_functions_with(
+    pool: &Arc<engines::EnginePool>,
+    defaults: &ChessOptions,
+) -> Vec<(&'static str, Arc<dyn TableFunctionImpl>)> {
+    let d = || defaults.clone();
+    vec![
+        ("read_pgn", Arc::new(ReadPgn::new(pool.clone(), d()))),
+        ("read_plies", Arc::new(ReadPlies::new(pool.clone(), d()))),
+        ("legal_moves", Arc::new(LegalMoves::new(pool.clone()))),
+        (
+            "explorer",
+            Arc::new(explorer::Explorer::new(pool.clone(), d())),
+        ),
+    ]
+}
+
+/// The scalar functions [`register`] adds ([`ChessFunction`] and [`MoveFunction`]), with
+/// engines of the process's pool.
+#[must_use]
+pub fn scalar_functions() -> Vec<ScalarUDF> {
+    scalar_functions_with(&engines::EnginePool::shared())
+}
+
+/// [`scalar_functions`] with engines of `pool`.
+fn scalar_functions_with(pool: &Arc<engines::EnginePool>) -> Vec<ScalarUDF> {
+    let mut all = functions::all(pool);
+    all.extend(move_functions::all(pool));
+    all
+}
+
+/// The `openings` table [`register`] adds ([`openings::table::OpeningsTable`]), with engines
+/// of the process's pool.
+#[must_use]
+pub fn openings_table() -> Arc<dyn TableProvider> {
+    openings_table_with(&engines::EnginePool::shared())
+}
+
+/// [`openings_table`] with engines of `pool`.
+fn openings_table_with(pool: &Arc<engines::EnginePool>) -> Arc<dyn TableProvider> {
+    Arc::new(openings::table::OpeningsTable::new(pool.clone()))
 }
 
 /// A new session with [`register`]ed chess tables and functions and the information schema

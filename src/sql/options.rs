@@ -24,12 +24,12 @@ impl ConfigExtension for ChessOptions {
     const PREFIX: &'static str = "sqlchess";
 }
 
-/// The `sqlchess.split_bytes` of a table function call's session (the default when the
-/// session has no [`ChessOptions`]).
-pub(crate) fn split_bytes_of(args: &TableFunctionArgs) -> u64 {
+/// The `sqlchess.split_bytes` of a table function call's session, or `defaults`' when the
+/// session has no [`ChessOptions`] (a datafusion-python session calling over the FFI).
+pub(crate) fn split_bytes_of(args: &TableFunctionArgs, defaults: &ChessOptions) -> u64 {
     args.session()
         .config_options()
         .extensions
         .get::<ChessOptions>()
-        .map_or(ChessOptions::default().split_bytes, |o| o.split_bytes)
+        .map_or(defaults.split_bytes, |o| o.split_bytes)
 }

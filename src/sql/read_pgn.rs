@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 
+use super::ChessOptions;
 use super::engines::EnginePool;
 use super::scan::{PgnTable, Rows};
 
@@ -19,6 +20,8 @@ use super::scan::{PgnTable, Rows};
 #[derive(Debug, Default)]
 pub struct ReadPgn {
     pool: Arc<EnginePool>,
+    /// The settings used when the calling session has none.
+    defaults: ChessOptions,
 }
 
 impl TableFunctionImpl for ReadPgn {
@@ -30,13 +33,15 @@ impl TableFunctionImpl for ReadPgn {
             &args,
             self.pool.clone(),
             Rows::Games,
+            &self.defaults,
         )?))
     }
 }
 
 impl ReadPgn {
-    /// `read_pgn` with engines from `pool`.
-    pub(crate) fn new(pool: Arc<EnginePool>) -> ReadPgn {
-        ReadPgn { pool }
+    /// `read_pgn` with engines from `pool`, and `defaults` where the calling session has no
+    /// [`ChessOptions`].
+    pub(crate) fn new(pool: Arc<EnginePool>, defaults: ChessOptions) -> ReadPgn {
+        ReadPgn { pool, defaults }
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 
+use super::ChessOptions;
 use super::engines::EnginePool;
 use super::scan::{PgnTable, Rows};
 
@@ -16,12 +17,15 @@ use super::scan::{PgnTable, Rows};
 #[derive(Debug, Default)]
 pub struct ReadPlies {
     pool: Arc<EnginePool>,
+    /// The settings used when the calling session has none.
+    defaults: ChessOptions,
 }
 
 impl ReadPlies {
-    /// `read_plies` with engines from `pool`.
-    pub(crate) fn new(pool: Arc<EnginePool>) -> ReadPlies {
-        ReadPlies { pool }
+    /// `read_plies` with engines from `pool`, and `defaults` where the calling session has no
+    /// [`ChessOptions`].
+    pub(crate) fn new(pool: Arc<EnginePool>, defaults: ChessOptions) -> ReadPlies {
+        ReadPlies { pool, defaults }
     }
 }
 
@@ -34,6 +38,7 @@ impl TableFunctionImpl for ReadPlies {
             &args,
             self.pool.clone(),
             Rows::Plies,
+            &self.defaults,
         )?))
     }
 }

@@ -167,7 +167,7 @@ impl PgnTable {
 
     /// The table of a call of the table function whose rows are `rows`: the files its one
     /// string literal names ([`string_argument`], [`inputs_of`]), split by the calling
-    /// session's `sqlchess.split_bytes` (the default when the session has no
+    /// session's `sqlchess.split_bytes` (`defaults`' when the session has no
     /// [`super::ChessOptions`]).
     ///
     /// Errors (planning): see [`super::ReadPgn`].
@@ -175,10 +175,11 @@ impl PgnTable {
         args: &TableFunctionArgs,
         pool: Arc<EnginePool>,
         rows: Rows,
+        defaults: &super::ChessOptions,
     ) -> datafusion::common::Result<PgnTable> {
         let name = rows.table_name();
         let path = string_argument(name, "a file, a directory or a glob", args)?;
-        let split_bytes = split_bytes_of(args);
+        let split_bytes = split_bytes_of(args, defaults);
         Ok(PgnTable::new(
             inputs_of(name, &path)?,
             pool,

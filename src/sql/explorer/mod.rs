@@ -16,6 +16,7 @@ use datafusion::datasource::provider_as_source;
 use datafusion::functions_aggregate::expr_fn::{count, max, sum};
 use datafusion::logical_expr::{Expr, LogicalPlanBuilder, col, lit};
 
+use super::ChessOptions;
 use super::arguments::inputs_of;
 use super::engines::EnginePool;
 use super::options::split_bytes_of;
@@ -50,12 +51,15 @@ use super::scan::{PgnTable, Rows};
 #[derive(Debug, Default)]
 pub struct Explorer {
     pool: Arc<EnginePool>,
+    /// The settings used when the calling session has none.
+    defaults: ChessOptions,
 }
 
 impl Explorer {
-    /// `explorer` with engines from `pool`.
-    pub(crate) fn new(pool: Arc<EnginePool>) -> Explorer {
-        Explorer { pool }
+    /// `explorer` with engines from `pool`, and `defaults` where the calling session has no
+    /// [`ChessOptions`].
+    pub(crate) fn new(pool: Arc<EnginePool>, defaults: ChessOptions) -> Explorer {
+        Explorer { pool, defaults }
     }
 }
 
@@ -105,7 +109,7 @@ impl TableFunctionImpl for Explorer {
                 args.exprs()[1]
             );
         };
-        let split_bytes = split_bytes_of(&args);
+        let split_bytes = split_bytes_of(&args, &self.defaults);
         let plies = PgnTable::new(
             inputs_of("explorer", &path)?,
             self.pool.clone(),

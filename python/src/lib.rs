@@ -1,0 +1,152 @@
+//! `sqlchess._sqlchess`, the extension module of the Python package `sqlchess`
+//! (`python/sqlchess/__init__.py` is its interface; docs/python.md its guide):
+//! - the chess functions as datafusion-python 55 takes foreign ones ([`capsules`]);
+//! - queries on a session of our own, their results as Arrow streams ([`stream`]);
+//! - `validate`, `perft`.
+//!
+//! Long calls release the GIL and raise `KeyboardInterrupt` on Ctrl-C ([`runtime::wait`]);
+//! errors raise [`error::SqlchessError`] with the Rust error's text and kind.
+
+mod capsules;
+mod error;
+mod in_runtime;
+mod runtime;
+mod stream;
+mod validate;
+
+use std::path::PathBuf;
+
+use datafusion::error::DataFusionError;
+use datafusion::sql::parser::DFParser;
+use pyo3::prelude::*;
+use sqlchess::sql::ChessOptions;
+use sqlchess::{Engine, Error, PipelineConfig, Setup};
+
+use crate::capsules::{ScalarFunction, Table, TableFunction};
+use crate::error::{Failure, SqlchessError};
+use crate::stream::{ArrowBatch, BatchStream};
+
+/// The table functions, their reads split at `split_bytes` (default 32 MiB) where the
+/// calling session has no `sqlchess.split_bytes` (a datafusion-python session never has).
+#[pyfunction]
+#[pyo3(signature = (split_bytes = None))]
+fn table_functions(split_bytes: Option<u64>) -> Vec<TableFunction> {
+    let mut defaults = ChessOptions::default();
+    if let Some(bytes) = split_bytes {
+        defaults.split_bytes = bytes;
+    }
+    sqlchess::sql::table_functions(&defaults)
+        .into_iter()
+        .map(|(name, f)| TableFunction::new(name, f))
+        .collect()
+}
+
+/// The scalar functions.
+#[pyfunction]
+fn scalar_functions() -> Vec<ScalarFunction> {
+    sqlchess::sql::scalar_functions()
+        .into_iter()
+        .map(ScalarFunction::new)
+        .collect()
+}
+
+/// The `openings` table.
+#[pyfunction]
+fn openings_table() -> Table {
+    Table::new("openings", sqlchess::sql::openings_table())
+}
+
+/// The rows of the last of the SQL statements in `query` (`;`-separated, run in order) on
+/// a session like `sqlchess sql`'s (every chess table and function, file paths as tables,
+/// the default memory limit), as a stream.
+#[pyfunction]
+fn sql(py: Python<'_>, query: &str) -> PyResult<BatchStream> {
+    let statements = DFParser::parse_sql(query).map_err(Failure::from)?;
+    if statements.is_empty() {
+        return Err(
+            Failure::new("Usage", "no SQL statement given: the query is empty".into()).into(),
+        );
+    }
+    let ctx = sqlchess::sql::context_with(&PipelineConfig::default()).enable_url_table();
+    let stream = runtime::wait(py, async {
+        let last = statements.len() - 1;
+        for (i, statement) in statements.into_iter().enumerate() {
+            let plan = ctx.state().statement_to_plan(statement).await?;
+            let df = ctx.execute_logical_plan(plan).await?;
+            if i == last {
+                return df.execute_stream().await;
+            }
+            df.collect().await?;
+        }
+        Err(DataFusionError::Internal("no last statement".into()))
+    })?
+    .map_err(Failure::from)?;
+    BatchStream::of_datafusion(stream)
+}
+
+/// `sqlchess validate`'s report rows of the games in `paths`, as a stream.
+#[pyfunction(name = "validate")]
+#[pyo3(signature = (paths, batch_size = 10_000, threads = None))]
+fn validate_paths(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    batch_size: usize,
+    threads: Option<usize>,
+) -> PyResult<BatchStream> {
+    let threads = threads.unwrap_or(PipelineConfig::default().target_partitions);
+    validate::stream(py, paths, batch_size, threads)
+}
+
+/// The leaf nodes of the legal move tree of `fen`, `depth` plies deep.
+#[pyfunction]
+#[pyo3(signature = (fen, depth, chess960 = false))]
+fn perft(py: Python<'_>, fen: &str, depth: u32, chess960: bool) -> PyResult<u64> {
+    let fen_error = |source| Error::Fen {
+        fen: fen.to_string(),
+        source,
+    };
+    let read = if chess960 {
+        Setup::from_fen_chess960(fen)
+    } else {
+        Setup::from_fen_auto(fen)
+    };
+    let setup = read.map_err(|e| Failure::from(fen_error(e)))?;
+    let nodes = runtime::wait(py, async {
+        let engine = Engine::new(PipelineConfig::default()).await?;
+        if let Some(Some(e)) = engine
+            .check_setups(std::slice::from_ref(&setup))
+            .await?
+            .first()
+        {
+            return Err(fen_error(e.clone()));
+        }
+        Ok(engine
+            .perft(&[setup], depth)
+            .await?
+            .first()
+            .copied()
+            .unwrap_or(0))
+    })?;
+    Ok(nodes.map_err(Failure::from)?)
+}
+
+#[pymodule]
+fn _sqlchess(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("SqlchessError", m.py().get_type::<SqlchessError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // the DataFusion this module was built with, and the FFI's major version
+    m.add("DATAFUSION_VERSION", datafusion::DATAFUSION_VERSION)?;
+    m.add("DATAFUSION_MAJOR", datafusion_ffi::version())?;
+    m.add_class::<TableFunction>()?;
+    m.add_class::<ScalarFunction>()?;
+    m.add_class::<Table>()?;
+    m.add_class::<BatchStream>()?;
+    m.add_class::<ArrowBatch>()?;
+    m.add_function(wrap_pyfunction!(table_functions, m)?)?;
+    m.add_function(wrap_pyfunction!(scalar_functions, m)?)?;
+    m.add_function(wrap_pyfunction!(openings_table, m)?)?;
+    m.add_function(wrap_pyfunction!(sql, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(perft, m)?)?;
+    Ok(())
+}

@@ -14,7 +14,7 @@ pub enum Error {
     #[error("picture: {0}")]
     Picture(String),
     /// A FEN record is invalid (the field and the reason are given).
-    #[error("invalid FEN {fen:?}: {source}")]
+    #[error("invalid FEN {}: {source}", quoted(fen))]
     Fen {
         /// The FEN text.
         fen: String,
@@ -116,3 +116,16 @@ impl Error {
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A text as an error message quotes it: at most 120 characters, then `…` and its length (a
+/// megabyte argument gives a line, not a megabyte of message).
+#[must_use]
+pub fn quoted(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= 120 {
+        format!("{text:?}")
+    } else {
+        let head: String = text.chars().take(120).collect();
+        format!("{head:?}… ({n} characters)")
+    }
+}

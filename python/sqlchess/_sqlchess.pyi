@@ -9,13 +9,6 @@ DATAFUSION_VERSION: str
 DATAFUSION_MAJOR: int
 """The datafusion-ffi major version of its FFI structs (55): datafusion-python must match."""
 
-class SqlchessError(Exception):
-    """An error of sqlchess: ``str(e)`` is the Rust error's text."""
-
-    kind: str
-    """The error's kind: ``Fen``, ``Io``, ``NotPgn``, ``Usage``, ``Plan``, ``Sql``,
-    ``Execution``, ``Arrow``, ``Session``, ``Internal``, …"""
-
 class TableFunction:
     """A table function as datafusion-python takes a foreign one."""
 

@@ -1,22 +1,15 @@
-//! Errors as Python exceptions: [`SqlchessError`] with the Rust error's text and its kind.
+//! Errors as Python exceptions: `sqlchess.SqlchessError(message, kind)` (a class of the
+//! package's Python side, so that it pickles) with the Rust error's text and its kind.
 
 use datafusion::error::DataFusionError;
 use pyo3::PyErr;
-use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-
-create_exception!(
-    _sqlchess,
-    SqlchessError,
-    PyException,
-    "An error of sqlchess: its message is the Rust error's text, its attribute `kind` the \
-     error's kind (`Fen`, `Io`, `NotPgn`, `Plan`, `Sql`, `Execution`, …)."
-);
+use pyo3::types::PyType;
 
 /// An error on its way to Python: its kind and text (both `Send`, so that a stream's
-/// worker can hand it over).
-#[derive(Debug)]
+/// worker can hand it over, and `Clone`, so that a failed stream raises it at every read).
+#[derive(Debug, Clone)]
 pub(crate) struct Failure {
     kind: &'static str,
     message: String,
@@ -48,10 +41,15 @@ impl From<DataFusionError> for Failure {
 impl From<Failure> for PyErr {
     fn from(f: Failure) -> PyErr {
         Python::attach(|py| {
-            let err = SqlchessError::new_err(f.message);
-            // an exception instance takes attributes; failing that, the message still goes
-            let _ = err.value(py).setattr("kind", f.kind);
-            err
+            let class = py
+                .import("sqlchess")
+                .and_then(|m| m.getattr("SqlchessError"))
+                .and_then(|c| Ok(c.cast_into::<PyType>()?));
+            match class {
+                Ok(class) => PyErr::from_type(class, (f.message, f.kind)),
+                // the package's Python side is not importable: the text still goes out
+                Err(_) => PyRuntimeError::new_err(format!("{}: {}", f.kind, f.message)),
+            }
         })
     }
 }

@@ -5,7 +5,8 @@
 //! - `validate`, `perft`.
 //!
 //! Long calls release the GIL and raise `KeyboardInterrupt` on Ctrl-C ([`runtime::wait`]);
-//! errors raise [`error::SqlchessError`] with the Rust error's text and kind.
+//! errors raise the package's `SqlchessError` with the Rust error's text and kind
+//! ([`error::Failure`]).
 
 mod capsules;
 mod error;
@@ -16,14 +17,13 @@ mod validate;
 
 use std::path::PathBuf;
 
-use datafusion::error::DataFusionError;
 use datafusion::sql::parser::DFParser;
 use pyo3::prelude::*;
 use sqlchess::sql::ChessOptions;
 use sqlchess::{Engine, Error, PipelineConfig, Setup};
 
 use crate::capsules::{ScalarFunction, Table, TableFunction};
-use crate::error::{Failure, SqlchessError};
+use crate::error::Failure;
 use crate::stream::{ArrowBatch, BatchStream};
 
 /// The table functions, their reads split at `split_bytes` (default 32 MiB) where the
@@ -61,26 +61,24 @@ fn openings_table() -> Table {
 /// the default memory limit), as a stream.
 #[pyfunction]
 fn sql(py: Python<'_>, query: &str) -> PyResult<BatchStream> {
-    let statements = DFParser::parse_sql(query).map_err(Failure::from)?;
-    if statements.is_empty() {
-        return Err(
-            Failure::new("Usage", "no SQL statement given: the query is empty".into()).into(),
-        );
-    }
-    let ctx = sqlchess::sql::context_with(&PipelineConfig::default()).enable_url_table();
-    let stream = runtime::wait(py, async {
-        let last = statements.len() - 1;
+    let query = query.to_string();
+    let stream = runtime::run(py, async move {
+        let statements = DFParser::parse_sql(&query)?;
+        let Some(last) = statements.len().checked_sub(1) else {
+            let empty = "no SQL statement given: the query is empty";
+            return Err(Failure::new("Usage", empty.into()));
+        };
+        let ctx = sqlchess::sql::context_with(&PipelineConfig::default()).enable_url_table();
         for (i, statement) in statements.into_iter().enumerate() {
             let plan = ctx.state().statement_to_plan(statement).await?;
             let df = ctx.execute_logical_plan(plan).await?;
             if i == last {
-                return df.execute_stream().await;
+                return Ok(df.execute_stream().await?);
             }
             df.collect().await?;
         }
-        Err(DataFusionError::Internal("no last statement".into()))
-    })?
-    .map_err(Failure::from)?;
+        Err(Failure::new("Internal", "no last statement".into()))
+    })??;
     BatchStream::of_datafusion(stream)
 }
 
@@ -101,38 +99,31 @@ fn validate_paths(
 #[pyfunction]
 #[pyo3(signature = (fen, depth, chess960 = false))]
 fn perft(py: Python<'_>, fen: &str, depth: u32, chess960: bool) -> PyResult<u64> {
-    let fen_error = |source| Error::Fen {
+    let fen = fen.to_string();
+    let fen_error = |fen: &str, source| Error::Fen {
         fen: fen.to_string(),
         source,
     };
     let read = if chess960 {
-        Setup::from_fen_chess960(fen)
+        Setup::from_fen_chess960(&fen)
     } else {
-        Setup::from_fen_auto(fen)
+        Setup::from_fen_auto(&fen)
     };
-    let setup = read.map_err(|e| Failure::from(fen_error(e)))?;
-    let nodes = runtime::wait(py, async {
+    let setup = read.map_err(|e| Failure::from(fen_error(&fen, e)))?;
+    let nodes = runtime::run(py, async move {
         let engine = Engine::new(PipelineConfig::default()).await?;
-        if let Some(Some(e)) = engine
-            .check_setups(std::slice::from_ref(&setup))
-            .await?
-            .first()
-        {
-            return Err(fen_error(e.clone()));
+        let checks = engine.check_setups(std::slice::from_ref(&setup)).await?;
+        if let Some(Some(e)) = checks.first() {
+            return Err(fen_error(&fen, e.clone()));
         }
-        Ok(engine
-            .perft(&[setup], depth)
-            .await?
-            .first()
-            .copied()
-            .unwrap_or(0))
+        let counts = engine.perft(&[setup], depth).await?;
+        Ok(counts.first().copied().unwrap_or(0))
     })?;
     Ok(nodes.map_err(Failure::from)?)
 }
 
 #[pymodule]
 fn _sqlchess(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("SqlchessError", m.py().get_type::<SqlchessError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // the DataFusion this module was built with, and the FFI's major version
     m.add("DATAFUSION_VERSION", datafusion::DATAFUSION_VERSION)?;

@@ -38,8 +38,8 @@ pub(crate) fn handle() -> PyResult<Handle> {
 }
 
 /// Runs `fut` to its end on [`runtime`] with the GIL released, looking every 100 ms for a
-/// pending signal: Ctrl-C drops the future (cancelling its work) and raises
-/// `KeyboardInterrupt`.
+/// pending signal: Ctrl-C drops the future and raises `KeyboardInterrupt`. For futures that
+/// yield often (a channel's `recv`); a long computation goes through [`run`].
 pub(crate) fn wait<F>(py: Python<'_>, fut: F) -> PyResult<F::Output>
 where
     F: Future + Send,
@@ -54,6 +54,28 @@ where
         match step {
             Ok(value) => return Ok(value),
             Err(_) => py.check_signals()?,
+        }
+    }
+}
+
+/// Runs `fut` as a task of [`runtime`] and [`wait`]s for it: Ctrl-C raises
+/// `KeyboardInterrupt` within 100 ms even while the task computes without yielding, and
+/// aborts the task (it stops at its next await).
+///
+/// Errors: a task that panicked, as [`Failure`] of kind `Internal`.
+pub(crate) fn run<F>(py: Python<'_>, fut: F) -> PyResult<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let task = runtime()?.spawn(fut);
+    let abort = task.abort_handle();
+    match wait(py, task) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => Err(Failure::new("Internal", format!("the call's task failed: {e}")).into()),
+        Err(interrupted) => {
+            abort.abort();
+            Err(interrupted)
         }
     }
 }

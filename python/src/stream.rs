@@ -32,7 +32,15 @@ pub(crate) fn channel() -> (mpsc::Sender<Item>, mpsc::Receiver<Item>) {
 #[pyclass(module = "sqlchess._sqlchess", frozen)]
 pub struct BatchStream {
     schema: SchemaRef,
-    batches: Mutex<mpsc::Receiver<Item>>,
+    reading: Mutex<Reading>,
+}
+
+/// The reading side of a [`BatchStream`].
+struct Reading {
+    batches: mpsc::Receiver<Item>,
+    /// The error that ended the stream: raised again by every later read, so that a failed
+    /// stream never reads as a complete one.
+    failed: Option<Failure>,
 }
 
 impl BatchStream {
@@ -40,7 +48,10 @@ impl BatchStream {
     pub(crate) fn new(schema: SchemaRef, batches: mpsc::Receiver<Item>) -> BatchStream {
         BatchStream {
             schema,
-            batches: Mutex::new(batches),
+            reading: Mutex::new(Reading {
+                batches,
+                failed: None,
+            }),
         }
     }
 
@@ -70,16 +81,23 @@ impl BatchStream {
     }
 
     /// The next batch, or `None` after the last: waits with the GIL released; Ctrl-C
-    /// raises `KeyboardInterrupt` (the stream can be read on after it); a producer's error
-    /// raises `SqlchessError`.
+    /// raises `KeyboardInterrupt` (no batch is lost: the stream can be read on after it); a
+    /// producer's error raises `SqlchessError`, then again at every later read.
     fn next_batch(&self, py: Python<'_>) -> PyResult<Option<ArrowBatch>> {
-        let mut batches = self
-            .batches
+        let mut reading = self
+            .reading
             .lock()
             .map_err(|_| Failure::new("Internal", "stream lock poisoned".into()))?;
-        match runtime::wait(py, batches.recv())? {
+        if let Some(e) = &reading.failed {
+            return Err(e.clone().into());
+        }
+        // `recv` is cancel-safe: an interrupted wait takes no batch away
+        match runtime::wait(py, reading.batches.recv())? {
             Some(Ok(batch)) => Ok(Some(ArrowBatch(batch))),
-            Some(Err(e)) => Err(e.into()),
+            Some(Err(e)) => {
+                reading.failed = Some(e.clone());
+                Err(e.into())
+            }
             None => Ok(None),
         }
     }

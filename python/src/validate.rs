@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use datafusion::arrow::array::RecordBatch;
 use pyo3::prelude::*;
 use sqlchess::PipelineConfig;
-use sqlchess::io::input::{ByteCounter, Input, expand};
+use sqlchess::io::input::{ByteCounter, Input, expand, glob_paths};
 use sqlchess::io::report::{report_schema, reports_to_batch};
 use sqlchess::pgn::{PgnError, PgnReader, RawGame};
 use sqlchess::validate::{ValidateOptions, Validator};
@@ -20,8 +20,9 @@ use crate::stream::{BatchStream, Item, channel};
 /// The report stream of `paths` (files, directories, globs as for `sqlchess validate`; none:
 /// the bundled sample), `batch_size` games a batch, on `threads` pipelines.
 ///
-/// Errors (raised now): a path that does not exist or names no PGN file, a pipeline that
-/// does not plan. Errors (raised by the stream): an input that cannot be read.
+/// Errors (raised now): a path that does not exist, a glob that matches nothing, no PGN file
+/// found, a pipeline that does not plan. Errors (raised by the stream): an input that cannot
+/// be read.
 pub(crate) fn stream(
     py: Python<'_>,
     paths: Vec<PathBuf>,
@@ -31,14 +32,30 @@ pub(crate) fn stream(
     let inputs = if paths.is_empty() {
         vec![Input::sample()]
     } else {
-        expand(&paths).map_err(Failure::from)?
+        let mut found = vec![];
+        for path in &paths {
+            found.extend(glob_paths(path).map_err(Failure::from)?);
+        }
+        let inputs = expand(&found).map_err(Failure::from)?;
+        if inputs.is_empty() {
+            let given: Vec<_> = paths.iter().map(|p| p.display().to_string()).collect();
+            return Err(Failure::new(
+                "Usage",
+                format!(
+                    "no PGN files in {given:?} (directories are searched for *.pgn, *.pgn.zst, \
+                     *.pgn.gz and *.pgn.bz2)"
+                ),
+            )
+            .into());
+        }
+        inputs
     };
     let threads = threads.max(1);
     let config = PipelineConfig {
         target_partitions: threads,
         ..PipelineConfig::default()
     };
-    let validator = runtime::wait(py, Validator::new(threads, config))?.map_err(Failure::from)?;
+    let validator = runtime::run(py, Validator::new(threads, config))?.map_err(Failure::from)?;
     let (tx, rx) = channel();
     let batch_size = batch_size.max(1);
     std::thread::Builder::new()

@@ -26,9 +26,43 @@ def test_a_file_that_is_not_pgn_raises_while_reading(tmp_path) -> None:
     with pytest.raises(SqlchessError, match="not a PGN file") as e:
         sqlchess.validate(path).read_all()
     assert e.value.kind == "NotPgn"
+    reader = sqlchess.sql(f"SELECT count(*) FROM read_pgn('{path}')")
     with pytest.raises(SqlchessError, match="not a PGN file") as e:
-        sqlchess.sql(f"SELECT count(*) FROM read_pgn('{path}')").read_all()
+        reader.read_all()
     assert e.value.kind == "NotPgn"
+    # a failed stream never reads as a complete one: the error again, not an empty table
+    with pytest.raises(SqlchessError, match="not a PGN file"):
+        reader.read_all()
+
+
+def test_validate_takes_globs_and_refuses_folders_without_games(tmp_path) -> None:
+    assert sqlchess.validate("data/s*.pgn").read_all().num_rows == 20
+    with pytest.raises(SqlchessError, match="no file matches") as e:
+        sqlchess.validate("data/nothing*.pgn")
+    assert e.value.kind == "Usage"
+    with pytest.raises(SqlchessError, match="no PGN files") as e:
+        sqlchess.validate(tmp_path)
+    assert e.value.kind == "Usage"
+
+
+def test_an_error_pickles_with_its_kind() -> None:
+    import pickle
+
+    with pytest.raises(SqlchessError) as e:
+        sqlchess.sql("SELEC 1")
+    again = pickle.loads(pickle.dumps(e.value))
+    assert type(again) is SqlchessError
+    assert (str(again), again.kind) == (str(e.value), "Sql")
+    assert SqlchessError("by hand").kind == "Error"
+
+
+def test_a_huge_argument_is_not_echoed_whole() -> None:
+    with pytest.raises(SqlchessError, match=r"\(1000000 characters\)") as e:
+        sqlchess.perft("x" * 1_000_000, 1)
+    assert len(str(e.value)) < 1_000
+    with pytest.raises(SqlchessError, match=r"\(1000000 characters\)") as e:
+        sqlchess.legal_moves("x" * 1_000_000)
+    assert len(str(e.value)) < 1_000
 
 
 def test_a_bad_fen_raises() -> None:
@@ -56,14 +90,30 @@ def test_a_syntax_error_raises() -> None:
 
 
 def test_bad_arguments_raise_before_the_call() -> None:
-    with pytest.raises(ValueError, match="batch_size"):
-        sqlchess.validate("data/sample.pgn", batch_size=0)
-    with pytest.raises(ValueError, match="depth"):
-        sqlchess.perft("8/8/8/8/8/8/8/K1k5 w - - 0 1", -1)
-    with pytest.raises(ValueError, match="split_bytes"):
-        import datafusion
+    import datafusion
 
-        sqlchess.register(datafusion.SessionContext(), split_bytes=-1)
+    fen = "8/8/8/8/8/8/8/K1k5 w - - 0 1"
+    for call, error, name in [
+        (lambda: sqlchess.validate("data/sample.pgn", batch_size=0), ValueError, "batch_size"),
+        (lambda: sqlchess.validate("data/sample.pgn", batch_size="8"), TypeError, "batch_size"),
+        (lambda: sqlchess.validate("data/sample.pgn", threads=0), ValueError, "threads"),
+        (lambda: sqlchess.validate([42]), TypeError, "int"),
+        (lambda: sqlchess.perft(fen, -1), ValueError, "depth"),
+        (lambda: sqlchess.perft(fen, "3"), TypeError, "depth"),
+        (lambda: sqlchess.perft(fen, True), TypeError, "depth"),
+        (lambda: sqlchess.perft(fen, 2**40), ValueError, "depth"),
+        (lambda: sqlchess.perft(None, 1), TypeError, "fen"),
+        (lambda: sqlchess.perft(fen, 1, chess960=1), TypeError, "chess960"),
+        (lambda: sqlchess.legal_moves(None), TypeError, "fen"),
+        (lambda: sqlchess.sql(b"SELECT 1"), TypeError, "query"),
+        (lambda: sqlchess.register(None), TypeError, "SessionContext"),
+        (lambda: sqlchess.register(datafusion.SessionContext(), split_bytes=-1), ValueError, "split_bytes"),
+        (lambda: sqlchess.register(datafusion.SessionContext(), split_bytes="x"), TypeError, "split_bytes"),
+    ]:
+        with pytest.raises(error, match=name):
+            call()
+    # a bytes path is a path
+    assert sqlchess.validate(b"data/sample.pgn").read_all().num_rows == 20
 
 
 def test_errors_through_register() -> None:
@@ -71,6 +121,8 @@ def test_errors_through_register() -> None:
 
     ctx = datafusion.SessionContext()
     sqlchess.register(ctx)
+    sqlchess.register(ctx)  # again: replaces, no error
+    assert ctx.sql("SELECT count(*) AS n FROM read_pgn('data/sample.pgn')").to_pylist() == [{"n": 20}]
     with pytest.raises(Exception, match="no/such.pgn"):
         ctx.sql("SELECT count(*) FROM read_pgn('no/such.pgn')").collect()
     with pytest.raises(Exception, match="not a valid position"):

@@ -50,15 +50,21 @@ def test_ctrl_c_stops_perft() -> None:
     with pytest.raises(KeyboardInterrupt):
         sqlchess.perft(START, 7)  # minutes without Ctrl-C
     timer.join()
-    assert time.monotonic() - t0 < 3
+    # within 0.1 s of the signal, even while a stage computes (0.5 s + slack)
+    assert time.monotonic() - t0 < 1.5
 
 
-def test_ctrl_c_stops_a_stream_between_batches(standard_glob: str) -> None:
-    reader = sqlchess.sql(f"SELECT * FROM read_plies('{standard_glob}')")
+def test_ctrl_c_stops_a_stream_which_reads_on_after_it(standard_glob: str) -> None:
+    reader = sqlchess.sql(f"SELECT game_index FROM read_plies('{standard_glob}')")
+    rows = 0
     t0 = time.monotonic()
     timer = interrupt_after(0.3)
     with pytest.raises(KeyboardInterrupt):
-        for _ in reader:
+        for batch in reader:
+            rows += batch.num_rows
             time.sleep(0.05)
     timer.join()
     assert time.monotonic() - t0 < 5
+    # no batch lost: the rest of the stream, then all the rows
+    rows += reader.read_all().num_rows
+    assert rows == 465_974

@@ -109,6 +109,28 @@ pub fn not_text(head: &[u8]) -> Option<String> {
     })
 }
 
+/// The paths a path argument names: a glob pattern (`games/*.pgn.zst`: the paths it
+/// matches, sorted) or the path itself (a file or directory, for [`expand`]), as `read_pgn`
+/// and the Python package's `validate` take them.
+///
+/// Errors: [`Error::Usage`] for a pattern that does not parse or reads a folder it cannot,
+/// or one that matches nothing.
+pub fn glob_paths(path: &Path) -> Result<Vec<PathBuf>> {
+    let Some(pattern) = path.to_str().filter(|p| p.contains(['*', '?', '['])) else {
+        return Ok(vec![path.to_path_buf()]);
+    };
+    let bad = |e: &dyn std::fmt::Display| Error::Usage(format!("glob {pattern:?}: {e}"));
+    let mut found = vec![];
+    for entry in glob::glob(pattern).map_err(|e| bad(&e))? {
+        found.push(entry.map_err(|e| bad(&e))?);
+    }
+    if found.is_empty() {
+        return Err(Error::Usage(format!("no file matches {pattern:?}")));
+    }
+    found.sort();
+    Ok(found)
+}
+
 /// One input of a validation run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Input {

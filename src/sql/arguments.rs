@@ -1,7 +1,7 @@
 //! The arguments of the PGN table functions (`read_pgn`, `read_plies`): one string literal,
 //! a path, read into the inputs it names.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use datafusion::catalog::TableFunctionArgs;
 use datafusion::common::{DataFusionError, ScalarValue, plan_err};
@@ -40,23 +40,7 @@ pub(crate) fn inputs_of(name: &str, path: &str) -> datafusion::common::Result<Ve
     if path == "-" {
         return plan_err!("{name}: standard input (-) is not a table; give a file");
     }
-    let paths: Vec<PathBuf> = if path.contains(['*', '?', '[']) {
-        let mut found = vec![];
-        for entry in glob::glob(path)
-            .map_err(|e| DataFusionError::Plan(format!("{name}: glob {path:?}: {e}")))?
-        {
-            found.push(
-                entry.map_err(|e| DataFusionError::Plan(format!("{name}: glob {path:?}: {e}")))?,
-            );
-        }
-        if found.is_empty() {
-            return plan_err!("{name}: no file matches {path:?}");
-        }
-        found.sort();
-        found
-    } else {
-        vec![PathBuf::from(path)]
-    };
+    let paths = crate::io::input::glob_paths(Path::new(path)).map_err(ext)?;
     let inputs = crate::io::input::expand(&paths).map_err(ext)?;
     if inputs.is_empty() {
         return plan_err!(

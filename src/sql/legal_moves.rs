@@ -10,7 +10,7 @@ use datafusion::datasource::MemTable;
 
 use super::arguments::string_argument;
 use super::engines::{EnginePool, with_engine};
-use super::functions::{check_fens, legal_move_fields, legal_moves_of};
+use super::functions::{check_fens, legal_move_fields, legal_moves_of, shown};
 
 /// The Arrow schema of `legal_moves(fen)`, one row per legal move ordered by `uci`: the
 /// columns of [`crate::Engine::legal_moves`] without `position_id`: `move_code: Int32`,
@@ -58,7 +58,8 @@ impl TableFunctionImpl for LegalMoves {
             Ok(m) => m,
             Err(e) => {
                 return plan_err!(
-                    "legal_moves(fen): argument 1, the FEN {fen:?}, is not a valid position: field {e}"
+                    "legal_moves(fen): argument 1, the FEN {}, is not a valid position: field {e}",
+                    shown(&fen)
                 );
             }
         };

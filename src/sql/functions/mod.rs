@@ -509,16 +509,8 @@ fn board_svg_argument_types(types: &[DataType]) -> Result<Vec<DataType>> {
         .collect()
 }
 
-/// A text as an error message quotes it: at most 120 characters, then `…` and its length.
-pub(crate) fn shown(text: &str) -> String {
-    let n = text.chars().count();
-    if n <= 120 {
-        format!("{text:?}")
-    } else {
-        let head: String = text.chars().take(120).collect();
-        format!("{head:?}… ({n} characters)")
-    }
-}
+/// A text as an error message quotes it ([`crate::error::quoted`]).
+pub(crate) use crate::error::quoted as shown;
 
 /// Whether a type is a string type.
 pub(crate) fn is_text(t: &DataType) -> bool {

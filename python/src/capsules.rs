@@ -7,12 +7,14 @@ use std::sync::Arc;
 
 use datafusion::catalog::{TableFunctionImpl, TableProvider};
 use datafusion::logical_expr::ScalarUDF;
+use datafusion_ffi::proto::logical_extension_codec::FFI_LogicalExtensionCodec;
 use datafusion_ffi::table_provider::FFI_TableProvider;
 use datafusion_ffi::udf::FFI_ScalarUDF;
 use datafusion_ffi::udtf::FFI_TableFunction;
 use datafusion_python_util::ffi_logical_codec_from_pycapsule;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
+use tokio::runtime::Handle;
 
 use crate::in_runtime::{InRuntime, InRuntimeFunction};
 use crate::runtime;
@@ -47,8 +49,7 @@ impl TableFunction {
         py: Python<'py>,
         session: Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        let codec = ffi_logical_codec_from_pycapsule(session, None)?;
-        let handle = runtime::handle()?;
+        let (codec, handle) = session_parts(session)?;
         let function = Arc::new(InRuntimeFunction::new(
             self.function.clone(),
             handle.clone(),
@@ -122,8 +123,7 @@ impl Table {
         py: Python<'py>,
         session: Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        let codec = ffi_logical_codec_from_pycapsule(session, None)?;
-        let handle = runtime::handle()?;
+        let (codec, handle) = session_parts(session)?;
         let provider = Arc::new(InRuntime::new(self.provider.clone(), handle.clone()));
         let ffi = FFI_TableProvider::new_with_ffi_codec(provider, false, Some(handle), codec);
         PyCapsule::new_with_value(py, ffi, c"datafusion_table_provider")
@@ -132,4 +132,13 @@ impl Table {
     fn __repr__(&self) -> String {
         format!("<sqlchess table {}>", self.name)
     }
+}
+
+/// What a foreign object made for `session` carries: the session's logical codec (from its
+/// capsule) and the package's runtime, which its scans and streams enter.
+fn session_parts(session: Bound<'_, PyAny>) -> PyResult<(FFI_LogicalExtensionCodec, Handle)> {
+    Ok((
+        ffi_logical_codec_from_pycapsule(session, None)?,
+        runtime::handle()?,
+    ))
 }

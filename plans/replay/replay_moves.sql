@@ -37,40 +37,49 @@ WITH states AS (
          CASE WHEN side_to_move = 'w' THEN white ELSE black END AS own,
          CASE WHEN side_to_move = 'w' THEN black ELSE white END AS enemy,
          CASE WHEN side_to_move = 'w' THEN 0 ELSE 8 END AS color_code,
+         side_to_move = 'w' AS white_moves,
          pawns, knights, bishops, rooks, queens, kings
   FROM replay_states
 ),
--- each SAN token with what it asks for: the own pieces that may move (its kind of piece, on
--- the file and rank it names; a pawn without a file moves straight), whether its target
--- fits (a piece: not an own piece; a pawn moving straight: empty; a pawn changing file: an
--- enemy piece or the en passant square, the captured pawn standing beside it), and a
--- pawn reaching the last rank naming its promotion piece (no other move may)
+-- each SAN token on its game's board: its kind of piece, target square and bit, the file
+-- and rank it names (a pawn without a file moves straight), the square of the piece it
+-- captures if any (`cap_bit`: an enemy piece on the target, or the pawn beside the en
+-- passant square), and the own pieces of its kind (`own_kind`)
+token_rows AS (
+  SELECT s.position_id, t.piece, t.to_sq, t.promotion, t.from_rank, s.white_moves, s.occupied,
+         s.own, s.enemy, s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings,
+         COALESCE(t.from_file, CASE WHEN t.kind = 'pawn' THEN t.to_sq % 8 END) AS from_file,
+         t.to_sq * 16 + s.color_code
+           + {{role_code(t.piece)}} AS to_key,
+         CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq AS BIGINT UNSIGNED) AS to_bit,
+         CASE WHEN t.piece = 'P' AND t.to_sq = s.ep_square
+              THEN CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq + CASE WHEN s.color_code = 0 THEN -8 ELSE 8 END AS BIGINT UNSIGNED)
+              ELSE (CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq AS BIGINT UNSIGNED)) & s.enemy END AS cap_bit,
+         s.own & CASE t.piece WHEN 'P' THEN s.pawns WHEN 'N' THEN s.knights WHEN 'B' THEN s.bishops
+                              WHEN 'R' THEN s.rooks WHEN 'Q' THEN s.queens ELSE s.kings END AS own_kind,
+         CAST(18446744073709551615 AS BIGINT UNSIGNED) AS all_squares
+  FROM tokens t
+  JOIN states s ON s.position_id = t.position_id
+  WHERE t.kind IN ('piece', 'pawn')
+),
+-- the tokens whose target fits (a piece: not an own piece; a pawn moving straight: empty; a
+-- pawn changing file: a piece to capture) and that name a promotion piece exactly when a
+-- pawn reaches the last rank, with the own pieces that may move (`movers`: its kind, on
+-- the file and rank it names) and the squares whose rays `token_moves` keeps (`kept`: the
+-- movers, and for a knight, bishop, rook or queen every own piece of its kind, the rivals)
 wanted AS (
-  SELECT position_id, piece, to_sq, promotion, to_key, to_bit, occupied, cap_bit, own_kind,
-         own_kind & COALESCE(CAST(72340172838076673 AS BIGINT UNSIGNED) << CAST(from_file AS BIGINT UNSIGNED), all_squares)
-                  & COALESCE(CAST(255 AS BIGINT UNSIGNED) << CAST(8 * from_rank AS BIGINT UNSIGNED), all_squares) AS movers
+  SELECT *, CASE WHEN piece IN ('N', 'B', 'R', 'Q') THEN own_kind ELSE movers END AS kept
   FROM (
-    SELECT s.position_id, t.piece, t.to_sq, t.promotion, t.from_rank, s.occupied,
-           COALESCE(t.from_file, CASE WHEN t.kind = 'pawn' THEN t.to_sq % 8 END) AS from_file,
-           t.to_sq * 16 + s.color_code
-             + {{role_code(t.piece)}} AS to_key,
-           CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq AS BIGINT UNSIGNED) AS to_bit,
-           CASE WHEN t.piece = 'P' AND t.to_sq = s.ep_square
-                THEN CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq + CASE WHEN s.color_code = 0 THEN -8 ELSE 8 END AS BIGINT UNSIGNED)
-                ELSE (CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq AS BIGINT UNSIGNED)) & s.enemy END AS cap_bit,
-           s.own & CASE t.piece WHEN 'P' THEN s.pawns WHEN 'N' THEN s.knights WHEN 'B' THEN s.bishops
-                                WHEN 'R' THEN s.rooks WHEN 'Q' THEN s.queens ELSE s.kings END AS own_kind,
-           s.own,
-           CAST(18446744073709551615 AS BIGINT UNSIGNED) AS all_squares
-    FROM tokens t
-    JOIN states s ON s.position_id = t.position_id
-    WHERE t.kind IN ('piece', 'pawn')
+    SELECT *,
+           own_kind & COALESCE(CAST(72340172838076673 AS BIGINT UNSIGNED) << CAST(from_file AS BIGINT UNSIGNED), all_squares)
+                    & COALESCE(CAST(255 AS BIGINT UNSIGNED) << CAST(8 * from_rank AS BIGINT UNSIGNED), all_squares) AS movers
+    FROM token_rows
+    WHERE CASE WHEN piece <> 'P' THEN to_bit & own = 0
+               WHEN from_file = to_sq % 8 THEN to_bit & occupied = 0
+               ELSE cap_bit <> 0 END
+      AND CASE WHEN piece = 'P' AND to_sq / 8 IN (0, 7) THEN COALESCE(promotion IN ('N', 'B', 'R', 'Q'), false)
+               ELSE promotion IS NULL END
   ) w
-  WHERE CASE WHEN piece <> 'P' THEN to_bit & own = 0
-             WHEN from_file = to_sq % 8 THEN to_bit & occupied = 0
-             ELSE cap_bit <> 0 END
-    AND CASE WHEN piece = 'P' AND to_sq / 8 IN (0, 7) THEN COALESCE(promotion IN ('N', 'B', 'R', 'Q'), false)
-             ELSE promotion IS NULL END
 ),
 -- the wanted pieces that reach the target along a free ray; for a knight, bishop, rook or
 -- queen also the other own pieces of its kind (`rival` rows, for its SAN)
@@ -79,10 +88,11 @@ token_moves AS (
          w.piece, r.from_sq, w.to_sq, w.promotion,
          r.from_bit, w.to_bit, w.cap_bit,
          CAST(0 AS BIGINT UNSIGNED) AS rook_from_bit, CAST(0 AS BIGINT UNSIGNED) AS rook_to_bit,
-         CAST(NULL AS INT) AS rook_from, CAST(NULL AS BIGINT UNSIGNED) AS transit_bit, r.castling_lost
+         CAST(NULL AS INT) AS rook_from, CAST(NULL AS BIGINT UNSIGNED) AS transit_bit, r.castling_lost,
+         w.white_moves, w.occupied, w.own, w.enemy, w.pawns, w.knights, w.bishops, w.rooks, w.queens, w.kings
   FROM wanted w
   JOIN piece_rays r ON r.to_key = w.to_key
-  WHERE r.from_bit & CASE WHEN w.piece IN ('N', 'B', 'R', 'Q') THEN w.own_kind ELSE w.movers END <> 0
+  WHERE r.from_bit & w.kept <> 0
     AND r.between_mask & w.occupied = 0
 ),
 -- castling (rules of `castling_rules`, as in stage `castling`): the right held by the rook's
@@ -93,7 +103,8 @@ castles AS (
          'K' AS piece, c.king_from AS from_sq, c.king_to AS to_sq, CAST(NULL AS VARCHAR) AS promotion,
          c.king_from_bit AS from_bit, c.king_to_bit AS to_bit, CAST(0 AS BIGINT UNSIGNED) AS cap_bit,
          c.rook_from_bit, c.rook_to_bit, c.rook_from,
-         CAST(1 AS BIGINT UNSIGNED) << CAST(p.path_sq AS BIGINT UNSIGNED) AS transit_bit, c.castling_lost
+         CAST(1 AS BIGINT UNSIGNED) << CAST(p.path_sq AS BIGINT UNSIGNED) AS transit_bit, c.castling_lost,
+         s.white_moves, s.occupied, s.own, s.enemy, s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings
   FROM tokens t
   JOIN states s ON s.position_id = t.position_id
   JOIN castling_rules c ON c.color = s.side_to_move AND c.castle_long = t.castle_long
@@ -109,7 +120,8 @@ probes AS (
          r.from_bit, r.to_bit,
          CAST(1 AS BIGINT UNSIGNED) << CAST(r.from_sq - r.from_sq % 8 + r.to_sq % 8 AS BIGINT UNSIGNED) AS cap_bit,
          CAST(0 AS BIGINT UNSIGNED) AS rook_from_bit, CAST(0 AS BIGINT UNSIGNED) AS rook_to_bit,
-         CAST(NULL AS INT) AS rook_from, CAST(NULL AS BIGINT UNSIGNED) AS transit_bit, r.castling_lost
+         CAST(NULL AS INT) AS rook_from, CAST(NULL AS BIGINT UNSIGNED) AS transit_bit, r.castling_lost,
+         s.white_moves, s.occupied, s.own, s.enemy, s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings
   FROM states s
   JOIN piece_rays r ON r.to_key = s.ep_square * 16 + s.color_code
   WHERE r.mode = 'capture' AND r.from_bit & s.own & s.pawns <> 0
@@ -119,18 +131,17 @@ moves AS (
   UNION ALL SELECT * FROM castles
   UNION ALL SELECT * FROM probes
 ),
--- the board after the move, as far as the attack test needs it
+-- the board after the move, as far as the attack test needs it (each move row carries its
+-- position's square sets: no second join with `states`)
 after AS (
   SELECT m.position_id, m.role, m.piece, m.from_sq, m.to_sq, m.promotion, m.to_bit, m.rook_to_bit,
          m.rook_from, m.castling_lost, m.cap_bit <> 0 AS is_capture,
          m.from_bit | m.cap_bit | m.rook_from_bit AS vacated,
-         COALESCE(m.transit_bit, CASE WHEN m.piece = 'K' THEN m.to_bit ELSE s.own & s.kings END) AS test_bit,
-         (s.occupied - (s.occupied & (m.from_bit | m.cap_bit | m.rook_from_bit))) | m.to_bit | m.rook_to_bit AS occupied_after,
-         s.enemy - (s.enemy & m.cap_bit) AS enemy_after,
-         s.side_to_move = 'w' AS white_moves,
-         s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings
+         COALESCE(m.transit_bit, CASE WHEN m.piece = 'K' THEN m.to_bit ELSE m.own & m.kings END) AS test_bit,
+         (m.occupied - (m.occupied & (m.from_bit | m.cap_bit | m.rook_from_bit))) | m.to_bit | m.rook_to_bit AS occupied_after,
+         m.enemy - (m.enemy & m.cap_bit) AS enemy_after,
+         m.white_moves, m.pawns, m.knights, m.bishops, m.rooks, m.queens, m.kings
   FROM moves m
-  JOIN states s ON s.position_id = m.position_id
 ),
 -- from the tested square: the pieces on each line, the enemy's line movers, its leapers
 lines AS (

@@ -12,7 +12,7 @@
 //! `replay_plies`: UCI, SAN without `+`/`#`, whether it gives check) and the FEN before it;
 //! the SAN suffix is left to the caller ([`ReplayedPly`]).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::UInt64Type;
@@ -64,24 +64,39 @@ pub(crate) async fn replay(
     games: &[(u64, &Setup, &[String])],
     plies: bool,
 ) -> Result<BTreeMap<u64, Replayed>> {
+    // each row's position_id is its game's place in `games` (its slot): what replay keeps
+    // per game is a vector indexed by slot
+    let n = games.len();
     let mut out: BTreeMap<u64, Replayed> = BTreeMap::new();
-    let moves: HashMap<u64, &[String]> = games.iter().map(|(id, _, m)| (*id, *m)).collect();
-    let mut histories: HashMap<u64, History> = HashMap::new();
-    let mut played: HashMap<u64, Vec<ReplayedPly>> = HashMap::new();
-    let starts: Vec<(u64, &Setup)> = games.iter().map(|(id, s, _)| (*id, *s)).collect();
+    let mut histories: Vec<History> = vec![History::default(); n];
+    let mut played: Vec<Vec<ReplayedPly>> = vec![vec![]; if plies { n } else { 0 }];
+    let mut accepted: Vec<Option<(bool, bool)>> = vec![None; n];
+    let mut stopped: Vec<bool> = vec![false; n];
+    // with plies, each accepted move's `replay_plies` row
+    let mut named: Vec<Option<ReplayPly>> = std::iter::repeat_with(|| None)
+        .take(if plies { n } else { 0 })
+        .collect();
+    let starts: Vec<(u64, &Setup)> = games
+        .iter()
+        .enumerate()
+        .map(|(slot, (_, s, _))| (slot as u64, *s))
+        .collect();
     let mut states = vec![tables::setups_to_states(&starts)?];
     let mut ply = 0;
     loop {
         let mut tokens: Vec<(u64, SanToken)> = vec![];
         for b in &states {
-            for id in read::primitive::<UInt64Type>(b, "position_id")?.values() {
-                let token = moves.get(id).and_then(|m| m.get(ply)).map(|t| parse_san(t));
+            for slot in read::primitive::<UInt64Type>(b, "position_id")?.values() {
+                let token = games
+                    .get(*slot as usize)
+                    .and_then(|g| g.2.get(ply))
+                    .map(|t| parse_san(t));
                 // an en passant mark is checked against the move by the full stages
                 if let Some(Ok((t, suffix))) = token
                     && replayable(&t)
                     && !suffix.en_passant
                 {
-                    tokens.push((*id, t));
+                    tokens.push((*slot, t));
                 }
             }
         }
@@ -89,59 +104,71 @@ pub(crate) async fn replay(
             break;
         }
         let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
-        let (accepted, next) = step(p, states.clone(), &pairs).await?;
-        let mut named: HashMap<u64, ReplayPly> = if plies {
-            ReplayPly::read_rows(&p.run(Stage::ReplayPlies).await?)?
-                .into_iter()
-                .map(|r| (r.position_id, r))
-                .collect()
-        } else {
-            HashMap::new()
-        };
-        let mut stopped: HashSet<u64> = HashSet::new();
+        let (verdicts, next) = step(p, states.clone(), &pairs).await?;
+        for (slot, v) in verdicts {
+            if let Some(a) = accepted.get_mut(slot as usize) {
+                *a = Some(v);
+            }
+        }
+        if plies {
+            for r in ReplayPly::read_rows(&p.run(Stage::ReplayPlies).await?)? {
+                if let Some(slot) = named.get_mut(r.position_id as usize) {
+                    *slot = Some(r);
+                }
+            }
+        }
+        let mut any_stopped = false;
         for b in &states {
             let keys = repetition_keys(b)?;
-            let ids = read::primitive::<UInt64Type>(b, "position_id")?;
+            let slots = read::primitive::<UInt64Type>(b, "position_id")?;
             // the positions before the moves, row by row
             let before = if plies {
                 tables::state_rows(b)?
             } else {
                 vec![]
             };
-            for (i, id) in ids.values().iter().enumerate() {
-                match accepted.get(id) {
-                    Some(&(zeroing, ep_legal)) => {
-                        let h = histories.entry(*id).or_default();
+            for (i, slot) in slots.values().iter().enumerate() {
+                let at = *slot as usize;
+                match accepted.get_mut(at).and_then(Option::take) {
+                    Some((zeroing, ep_legal)) => {
+                        let h = &mut histories[at];
                         h.push_position(keys(i, ep_legal));
                         h.push_move(zeroing, ep_legal);
                         if plies {
-                            let ply = ply_of(named.remove(id), before.get(i), ep_legal)
+                            let ply = ply_of(named[at].take(), before.get(i), ep_legal)
                                 .ok_or_else(|| {
-                                    Error::Internal(format!("no notation of the move of game {id}"))
+                                    Error::Internal(format!(
+                                        "no notation of the move of game {}",
+                                        games[at].0
+                                    ))
                                 })?;
-                            // room for every token: a ply row is large, growing moves it
-                            played
-                                .entry(*id)
-                                .or_insert_with(|| {
-                                    Vec::with_capacity(moves.get(id).map_or(0, |m| m.len()))
-                                })
-                                .push(ply);
+                            let rows = &mut played[at];
+                            if rows.is_empty() {
+                                // room for every token: a ply row is large, growing moves it
+                                rows.reserve(games[at].2.len());
+                            }
+                            rows.push(ply);
                         }
                     }
                     None => {
-                        stopped.insert(*id);
+                        if let Some(s) = stopped.get_mut(at) {
+                            *s = true;
+                            any_stopped = true;
+                        }
                     }
                 }
             }
         }
-        if !stopped.is_empty() {
-            let rows = tables::filter_ids(&states, |id| stopped.contains(&id))?;
-            finish(&mut out, &mut histories, &mut played, &rows, ply)?;
+        if any_stopped {
+            let rows = tables::filter_ids(&states, |slot| {
+                stopped.get(slot as usize).copied().unwrap_or(false)
+            })?;
+            finish(&mut out, games, &mut histories, &mut played, &rows, ply)?;
         }
         states = next;
         ply += 1;
     }
-    finish(&mut out, &mut histories, &mut played, &states, ply)?;
+    finish(&mut out, games, &mut histories, &mut played, &states, ply)?;
     Ok(out)
 }
 
@@ -172,23 +199,28 @@ pub(super) fn ply_of(
     })
 }
 
-/// Moves the games of these `replay_states` rows, stopped after `plies` plies, to `out`.
+/// Moves the games of these `replay_states` rows (position_id: the game's slot in
+/// `games`), stopped after `plies` plies, to `out` under their game ids.
 fn finish(
     out: &mut BTreeMap<u64, Replayed>,
-    histories: &mut HashMap<u64, History>,
-    played: &mut HashMap<u64, Vec<ReplayedPly>>,
+    games: &[(u64, &Setup, &[String])],
+    histories: &mut [History],
+    played: &mut [Vec<ReplayedPly>],
     rows: &[RecordBatch],
     plies: usize,
 ) -> Result<()> {
-    for (id, setup) in tables::states_to_setups(rows)? {
-        let history = histories.remove(&id).unwrap_or_default();
+    for (slot, setup) in tables::states_to_setups(rows)? {
+        let at = slot as usize;
+        let Some(&(id, _, _)) = games.get(at) else {
+            return Err(Error::Internal(format!("replay: no game in slot {slot}")));
+        };
         out.insert(
             id,
             Replayed {
                 plies,
-                history,
+                history: std::mem::take(&mut histories[at]),
                 setup,
-                moves: played.remove(&id).unwrap_or_default(),
+                moves: played.get_mut(at).map(std::mem::take).unwrap_or_default(),
             },
         );
     }

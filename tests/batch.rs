@@ -653,7 +653,8 @@ fn variant_tags_that_mean_standard_chess_are_checked() {
 /// differ (over-disambiguated tokens, a pinned rival, file/rank/square disambiguation, check
 /// and mate by castling, en passant with discovered check, promotions with check, discovered
 /// and double checks, a check followed by a token replay leaves to the full stages, Chess960
-/// castling); its rows are also held against shakmaty.
+/// castling); its rows are also held against shakmaty. The reports without plies (where
+/// replay resumes after each ply the full stages play) equal them too.
 #[test]
 fn replay_plies_equal_full_stage_plies() {
     use sqlchess::validate::validate_plies_on_full_stages;
@@ -674,6 +675,9 @@ fn replay_plies_equal_full_stage_plies() {
                 .await
                 .expect("validate");
             assert_eq!(replayed.reports, full.reports, "{name}: reports");
+            // without plies, replay takes a game back after each ply the full stages play
+            let reports = validate_games(&e, &games).await.expect("validate");
+            assert_eq!(reports, full.reports, "{name}: reports without plies");
             assert_eq!(replayed.plies.len(), full.plies.len(), "{name}: plies");
             for (r, f) in replayed.plies.iter().zip(&full.plies) {
                 assert_eq!(r, f, "{name}: replayed (left) and full-stage (right) ply");

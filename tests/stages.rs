@@ -125,8 +125,10 @@ async fn run_stage(e: &Engine, stage: &str, case: &Case) -> Vec<RecordBatch> {
             return p.table(stage).await.expect("table");
         }
         s if REPLAY.stages.contains(&s) => {
-            set_tokens().await;
             let states = tables::setups_to_states(&pairs).expect("states");
+            let joined = tables::replay_tokens_batch(std::slice::from_ref(&states), &token_refs)
+                .expect("replay tokens");
+            set(InputTable::ReplayTokens, vec![joined]).await;
             set(InputTable::ReplayStates, vec![states]).await;
             return run(REPLAY.stages).await;
         }
@@ -1379,10 +1381,26 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
             }
             "replay_moves" => {
                 let token = case.tokens[i].as_deref().expect("token");
-                // the legal moves the token stands for, and the legal en passant captures
-                let wanted: BTreeSet<String> = match San::from_ascii(token.as_bytes()) {
-                    Ok(san) => legal.iter().filter(|m| san.matches(**m)).map(uci).collect(),
-                    Err(_) => BTreeSet::new(),
+                let lexed = parse_san(token).ok().map(|(t, _)| t);
+                // a full origin square without piece letter (UCI): the piece standing there
+                let origin_role = match lexed {
+                    Some(SanToken::FromTo { from, .. }) => pos
+                        .board()
+                        .piece_at(Square::new(u32::from(from)))
+                        .filter(|p| p.color == pos.turn())
+                        .map(|p| p.role),
+                    _ => None,
+                };
+                // the legal moves the token stands for (castling written as a king's move is
+                // left to the full stages), and the legal en passant captures
+                let wanted: BTreeSet<String> = match (&lexed, San::from_ascii(token.as_bytes())) {
+                    (Some(t @ SanToken::FromTo { .. }), _) => parse_san_matches(&pos, chess960, t)
+                        .iter()
+                        .filter(|m| !m.is_castle())
+                        .map(uci)
+                        .collect(),
+                    (_, Ok(san)) => legal.iter().filter(|m| san.matches(**m)).map(uci).collect(),
+                    (_, Err(_)) => BTreeSet::new(),
                 };
                 let legal_of = |role: &str| -> BTreeSet<String> {
                     rows.iter()
@@ -1408,18 +1426,19 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 assert_eq!(legal_of("ep_probe"), ep, "{ctx}: en passant probes");
                 // rivals: the other legal moves of a piece token's kind to its target that
                 // the token's file or rank leaves out
-                let rivals: BTreeSet<String> = match San::from_ascii(token.as_bytes()) {
-                    Ok(San::Normal { role, to, .. })
-                        if role != Role::Pawn && role != Role::King =>
-                    {
-                        legal
-                            .iter()
-                            .filter(|m| {
-                                m.role() == role && m.to() == to && !wanted.contains(&uci(m))
-                            })
-                            .map(uci)
-                            .collect()
+                let kind_to = match (&lexed, San::from_ascii(token.as_bytes())) {
+                    (Some(SanToken::FromTo { to, .. }), _) => {
+                        origin_role.map(|r| (r, Square::new(u32::from(*to))))
                     }
+                    (_, Ok(San::Normal { role, to, .. })) => Some((role, to)),
+                    _ => None,
+                };
+                let rivals: BTreeSet<String> = match kind_to {
+                    Some((role, to)) if role != Role::Pawn && role != Role::King => legal
+                        .iter()
+                        .filter(|m| m.role() == role && m.to() == to && !wanted.contains(&uci(m)))
+                        .map(uci)
+                        .collect(),
                     _ => BTreeSet::new(),
                 };
                 assert_eq!(legal_of("rival"), rivals, "{ctx} {token}: rivals");

@@ -1,6 +1,7 @@
 -- Stage `replay_moves` (seed: the final SELECT, which joins the one requested move with the
 -- moves of +stage13; here only the requested move is built, and checked on its own): for
--- each game of `replay_states`, the moves its token in `tokens` can stand for, read as
+-- each game of `replay_tokens` (its `replay_states` row beside its token, one table: no
+-- join), the moves the token can stand for, read as
 -- python-chess `Board.parse_san` reads it (see `token_matches`): the token's kind of piece
 -- (a pawn: from the file named, else from the target's file) entering the target square
 -- along a free ray of `piece_rays`, or castling to the side named (rules as in `castling`).
@@ -18,8 +19,10 @@
 -- (`en_passant_exposed`, joins over all enemy pieces); here it is the same attack test as
 -- every other replayed move, on the game's one row. tests/stages.rs
 -- (`en_passant_legality_agrees_between_full_stages_and_replay`) checks that both agree with
--- each other and with shakmaty. Tokens naming a full origin square
--- (UCI) or a null move get no rows: the full legal-move stages resolve those.
+-- each other and with shakmaty. A token naming its origin square without a piece letter
+-- (UCI `g1f3`, python-chess `Board.find_move`) moves the own piece standing there, whatever
+-- its kind; castling so written (the king two squares, or onto its own rook) and null moves
+-- get no rows: the full legal-move stages resolve those.
 -- A token of a knight, bishop, rook or queen adds each other piece of its kind that reaches
 -- the target but is left out by the file or rank the token names as a `rival` (same attack
 -- test): `replay_plies` writes the move's SAN from the legal ones (PGN standard §8.2.3.4:
@@ -33,52 +36,72 @@
 --   `castling_rules`), attacked (Boolean).
 WITH states AS (
   SELECT position_id, side_to_move, ep_square, castling,
+         kind, piece, from_file, from_rank, to_sq, promotion, castle_long,
          white | black AS occupied,
          CASE WHEN side_to_move = 'w' THEN white ELSE black END AS own,
          CASE WHEN side_to_move = 'w' THEN black ELSE white END AS enemy,
          CASE WHEN side_to_move = 'w' THEN 0 ELSE 8 END AS color_code,
          side_to_move = 'w' AS white_moves,
          pawns, knights, bishops, rooks, queens, kings
-  FROM replay_states
+  FROM replay_tokens
 ),
--- each SAN token on its game's board: its kind of piece, target square and bit, the file
+-- the kind of piece each token moves: the one it names, else (a full origin square) the
+-- own piece on its origin square, if any
+token_pieces AS (
+  SELECT * EXCEPT (piece),
+         COALESCE(piece, CASE WHEN kind = 'square' THEN
+           CASE WHEN own & origin_bit & pawns <> 0 THEN 'P' WHEN own & origin_bit & knights <> 0 THEN 'N'
+                WHEN own & origin_bit & bishops <> 0 THEN 'B' WHEN own & origin_bit & rooks <> 0 THEN 'R'
+                WHEN own & origin_bit & queens <> 0 THEN 'Q' WHEN own & origin_bit & kings <> 0 THEN 'K' END
+         END) AS piece
+  FROM (
+    SELECT *, CAST(1 AS BIGINT UNSIGNED) << CAST(from_rank * 8 + from_file AS BIGINT UNSIGNED) AS origin_bit
+    FROM states
+    WHERE kind IN ('piece', 'pawn', 'square')
+  ) t
+),
+-- each move token on its game's board: its kind of piece, target square and bit, the file
 -- and rank it names (a pawn without a file moves straight), the square of the piece it
 -- captures if any (`cap_bit`: an enemy piece on the target, or the pawn beside the en
 -- passant square), and the own pieces of its kind (`own_kind`)
 token_rows AS (
-  SELECT s.position_id, t.piece, t.to_sq, t.promotion, t.from_rank, s.white_moves, s.occupied,
-         s.own, s.enemy, s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings,
-         COALESCE(t.from_file, CASE WHEN t.kind = 'pawn' THEN t.to_sq % 8 END) AS from_file,
-         t.to_sq * 16 + s.color_code
-           + {{role_code(t.piece)}} AS to_key,
-         CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq AS BIGINT UNSIGNED) AS to_bit,
-         CASE WHEN t.piece = 'P' AND t.to_sq = s.ep_square
-              THEN CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq + CASE WHEN s.color_code = 0 THEN -8 ELSE 8 END AS BIGINT UNSIGNED)
-              ELSE (CAST(1 AS BIGINT UNSIGNED) << CAST(t.to_sq AS BIGINT UNSIGNED)) & s.enemy END AS cap_bit,
-         s.own & CASE t.piece WHEN 'P' THEN s.pawns WHEN 'N' THEN s.knights WHEN 'B' THEN s.bishops
-                              WHEN 'R' THEN s.rooks WHEN 'Q' THEN s.queens ELSE s.kings END AS own_kind,
+  SELECT position_id, piece, to_sq, promotion, from_rank, white_moves, occupied,
+         own, enemy, pawns, knights, bishops, rooks, queens, kings,
+         COALESCE(from_file, CASE WHEN kind = 'pawn' THEN to_sq % 8 END) AS from_file,
+         to_sq * 16 + color_code
+           + {{role_code(piece)}} AS to_key,
+         CAST(1 AS BIGINT UNSIGNED) << CAST(to_sq AS BIGINT UNSIGNED) AS to_bit,
+         CASE WHEN piece = 'P' AND to_sq = ep_square
+              THEN CAST(1 AS BIGINT UNSIGNED) << CAST(to_sq + CASE WHEN color_code = 0 THEN -8 ELSE 8 END AS BIGINT UNSIGNED)
+              ELSE (CAST(1 AS BIGINT UNSIGNED) << CAST(to_sq AS BIGINT UNSIGNED)) & enemy END AS cap_bit,
+         own & CASE piece WHEN 'P' THEN pawns WHEN 'N' THEN knights WHEN 'B' THEN bishops
+                          WHEN 'R' THEN rooks WHEN 'Q' THEN queens ELSE kings END AS own_kind,
          CAST(18446744073709551615 AS BIGINT UNSIGNED) AS all_squares
-  FROM tokens t
-  JOIN states s ON s.position_id = t.position_id
-  WHERE t.kind IN ('piece', 'pawn')
+  FROM token_pieces
 ),
 -- the tokens whose target fits (a piece: not an own piece; a pawn moving straight: empty; a
 -- pawn changing file: a piece to capture) and that name a promotion piece exactly when a
 -- pawn reaches the last rank, with the own pieces that may move (`movers`: its kind, on
 -- the file and rank it names) and the squares whose rays `token_moves` keeps (`kept`: the
--- movers, and for a knight, bishop, rook or queen every own piece of its kind, the rivals)
+-- movers, and for a knight, bishop, rook or queen every own piece of its kind, the rivals).
+-- A token that does not fit gets no key to look its rays up by (`ray_key` NULL: no ray
+-- matches it). This is a column, not a WHERE: DataFusion would push a WHERE down to the scan
+-- of `replay_tokens`, its expressions copied into the filter and evaluated there again.
 wanted AS (
-  SELECT *, CASE WHEN piece IN ('N', 'B', 'R', 'Q') THEN own_kind ELSE movers END AS kept
+  SELECT *,
+         CASE WHEN piece IN ('N', 'B', 'R', 'Q') THEN own_kind ELSE movers END AS kept,
+         CASE WHEN piece IS NOT NULL
+                   AND ((piece <> 'P' AND to_bit & own = 0)
+                        OR (piece = 'P' AND from_file = to_sq % 8 AND to_bit & occupied = 0)
+                        OR (piece = 'P' AND from_file <> to_sq % 8 AND cap_bit <> 0))
+                   AND ((piece = 'P' AND to_sq / 8 IN (0, 7) AND promotion IN ('N', 'B', 'R', 'Q'))
+                        OR (NOT (piece = 'P' AND to_sq / 8 IN (0, 7)) AND promotion IS NULL))
+              THEN to_key END AS ray_key
   FROM (
     SELECT *,
            own_kind & COALESCE(CAST(72340172838076673 AS BIGINT UNSIGNED) << CAST(from_file AS BIGINT UNSIGNED), all_squares)
                     & COALESCE(CAST(255 AS BIGINT UNSIGNED) << CAST(8 * from_rank AS BIGINT UNSIGNED), all_squares) AS movers
     FROM token_rows
-    WHERE CASE WHEN piece <> 'P' THEN to_bit & own = 0
-               WHEN from_file = to_sq % 8 THEN to_bit & occupied = 0
-               ELSE cap_bit <> 0 END
-      AND CASE WHEN piece = 'P' AND to_sq / 8 IN (0, 7) THEN COALESCE(promotion IN ('N', 'B', 'R', 'Q'), false)
-               ELSE promotion IS NULL END
   ) w
 ),
 -- the wanted pieces that reach the target along a free ray; for a knight, bishop, rook or
@@ -91,7 +114,7 @@ token_moves AS (
          CAST(NULL AS INT) AS rook_from, CAST(NULL AS BIGINT UNSIGNED) AS transit_bit, r.castling_lost,
          w.white_moves, w.occupied, w.own, w.enemy, w.pawns, w.knights, w.bishops, w.rooks, w.queens, w.kings
   FROM wanted w
-  JOIN piece_rays r ON r.to_key = w.to_key
+  JOIN piece_rays r ON r.to_key = w.ray_key
   WHERE r.from_bit & w.kept <> 0
     AND r.between_mask & w.occupied = 0
 ),
@@ -105,11 +128,10 @@ castles AS (
          c.rook_from_bit, c.rook_to_bit, c.rook_from,
          CAST(1 AS BIGINT UNSIGNED) << CAST(p.path_sq AS BIGINT UNSIGNED) AS transit_bit, c.castling_lost,
          s.white_moves, s.occupied, s.own, s.enemy, s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings
-  FROM tokens t
-  JOIN states s ON s.position_id = t.position_id
-  JOIN castling_rules c ON c.color = s.side_to_move AND c.castle_long = t.castle_long
+  FROM states s
+  JOIN castling_rules c ON c.color = s.side_to_move AND c.castle_long = s.castle_long
   JOIN castling_path p ON p.king_from = c.king_from AND p.rook_from = c.rook_from AND p.need = 'safe'
-  WHERE t.kind = 'castle'
+  WHERE s.kind = 'castle'
     AND s.castling & c.rook_from_bit <> 0
     AND s.kings & s.own & c.king_from_bit <> 0
     AND s.occupied & c.empty_mask = 0

@@ -17,15 +17,15 @@ WITH chosen AS (
 SELECT s.position_id,
        {{after_move(s.side_to_move, s.castling, c.castling_lost, s.chess960, c.piece, c.from_sq, c.to_sq, c.is_capture, s.halfmove_clock, s.fullmove_number)}},
        (s.white - (s.white & c.cleared))
-         | CASE WHEN s.side_to_move = 'w' THEN c.to_bit | c.rook_to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS white,
+         | (c.to_bit | c.rook_to_bit) * CAST(s.side_to_move = 'w' AS BIGINT UNSIGNED) AS white,
        (s.black - (s.black & c.cleared))
-         | CASE WHEN s.side_to_move = 'b' THEN c.to_bit | c.rook_to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS black,
-       (s.pawns - (s.pawns & c.cleared)) | CASE WHEN c.placed = 'P' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS pawns,
-       (s.knights - (s.knights & c.cleared)) | CASE WHEN c.placed = 'N' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS knights,
-       (s.bishops - (s.bishops & c.cleared)) | CASE WHEN c.placed = 'B' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS bishops,
-       (s.rooks - (s.rooks & c.cleared)) | CASE WHEN c.placed = 'R' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END
+         | (c.to_bit | c.rook_to_bit) * CAST(s.side_to_move = 'b' AS BIGINT UNSIGNED) AS black,
+       (s.pawns - (s.pawns & c.cleared)) | c.to_bit * CAST(c.placed = 'P' AS BIGINT UNSIGNED) AS pawns,
+       (s.knights - (s.knights & c.cleared)) | c.to_bit * CAST(c.placed = 'N' AS BIGINT UNSIGNED) AS knights,
+       (s.bishops - (s.bishops & c.cleared)) | c.to_bit * CAST(c.placed = 'B' AS BIGINT UNSIGNED) AS bishops,
+       (s.rooks - (s.rooks & c.cleared)) | c.to_bit * CAST(c.placed = 'R' AS BIGINT UNSIGNED)
          | c.rook_to_bit AS rooks,
-       (s.queens - (s.queens & c.cleared)) | CASE WHEN c.placed = 'Q' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS queens,
-       (s.kings - (s.kings & c.cleared)) | CASE WHEN c.placed = 'K' THEN c.to_bit ELSE CAST(0 AS BIGINT UNSIGNED) END AS kings
+       (s.queens - (s.queens & c.cleared)) | c.to_bit * CAST(c.placed = 'Q' AS BIGINT UNSIGNED) AS queens,
+       (s.kings - (s.kings & c.cleared)) | c.to_bit * CAST(c.placed = 'K' AS BIGINT UNSIGNED) AS kings
 FROM chosen c
 JOIN replay_states s ON s.position_id = c.position_id

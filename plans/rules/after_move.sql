@@ -13,5 +13,5 @@ CASE WHEN $1 = 'w' THEN 'b' ELSE 'w' END AS side_to_move,
 $2 - ($2 & $3) AS castling,
 $4 AS chess960,
 CAST(CASE WHEN $5 = 'P' AND $7 - $6 IN (16, -16) THEN ($6 + $7) / 2 END AS INT) AS ep_square,
-CAST(CASE WHEN $5 = 'P' OR $8 THEN 0 ELSE $9 + 1 END AS INT) AS halfmove_clock,
-CAST($10 + CASE WHEN $1 = 'b' THEN 1 ELSE 0 END AS INT) AS fullmove_number
+CAST(($9 + 1) * CAST(NOT COALESCE($5 = 'P' OR $8, false) AS INT) AS INT) AS halfmove_clock,
+CAST($10 + CAST($1 = 'b' AS INT) AS INT) AS fullmove_number

@@ -30,8 +30,11 @@ pub(crate) async fn step(
     states: Vec<RecordBatch>,
     tokens: &[(u64, &SanToken)],
 ) -> Result<(HashMap<u64, (bool, bool)>, Vec<RecordBatch>)> {
-    p.set_table(InputTable::Tokens, vec![tables::tokens_to_batch(tokens)?])
-        .await?;
+    p.set_table(
+        InputTable::ReplayTokens,
+        vec![tables::replay_tokens_batch(&states, tokens)?],
+    )
+    .await?;
     p.set_table(InputTable::ReplayStates, states).await?;
     p.run(Stage::ReplayMoves).await?;
     let ep_legal = replay_verdicts(&p.run(Stage::ReplayVerdicts).await?)?;
@@ -44,8 +47,9 @@ pub(crate) async fn step(
     Ok((accepted, next))
 }
 
-/// Whether replay checks this token itself (SAN moves and castling); the full legal-move
-/// stages resolve the others.
+/// Whether replay checks this token itself (SAN moves, castling and moves naming their
+/// origin square, UCI); the full legal-move stages resolve null moves, and every token
+/// replay does not accept.
 pub(crate) fn replayable(token: &SanToken) -> bool {
-    matches!(token, SanToken::Normal { .. } | SanToken::Castle { .. })
+    !matches!(token, SanToken::Null)
 }

@@ -224,6 +224,9 @@ pub enum InputTable {
     PerftBucket,
     /// `replay_states`: one row per game being replayed ([`tables::replay_states_schema`]).
     ReplayStates,
+    /// `replay_tokens`: one row per game being replayed that has a token to replay, its state
+    /// and its token ([`tables::replay_tokens_schema`]).
+    ReplayTokens,
     /// `subfen_patterns`: the board patterns of `matches_subfen` ([`tables::subfen_patterns_schema`]).
     SubfenPatterns,
     /// `material_patterns`: the material descriptions of `material_matches`
@@ -241,6 +244,7 @@ impl InputTable {
         InputTable::PerftNodes,
         InputTable::PerftBucket,
         InputTable::ReplayStates,
+        InputTable::ReplayTokens,
         InputTable::SubfenPatterns,
         InputTable::MaterialPatterns,
     ];
@@ -255,6 +259,7 @@ impl InputTable {
             InputTable::PerftNodes => "perft_nodes",
             InputTable::PerftBucket => "perft_bucket",
             InputTable::ReplayStates => "replay_states",
+            InputTable::ReplayTokens => "replay_tokens",
             InputTable::SubfenPatterns => "subfen_patterns",
             InputTable::MaterialPatterns => "material_patterns",
         }
@@ -270,6 +275,7 @@ impl InputTable {
             InputTable::PerftNodes => tables::perft_nodes_schema(),
             InputTable::PerftBucket => tables::perft_bucket_schema(),
             InputTable::ReplayStates => tables::replay_states_schema(),
+            InputTable::ReplayTokens => tables::replay_tokens_schema(),
             InputTable::SubfenPatterns => tables::subfen_patterns_schema(),
             InputTable::MaterialPatterns => tables::material_patterns_schema(),
         }

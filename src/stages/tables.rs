@@ -28,6 +28,10 @@
 //! `replay_states` — one row per game being replayed (see [`crate::engine::replay`]): the columns of
 //! `positions`, then the board as 64-bit square sets (bit n = square n): `white, black,
 //! pawns, knights, bishops, rooks, queens, kings: UInt64`.
+//!
+//! `replay_tokens` — one row per game of `replay_states` that has a token to replay (stage
+//! `replay_moves` reads it, no join): the columns of `replay_states`, then those of `tokens`
+//! but `position_id` ([`replay_tokens_batch`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -242,6 +246,60 @@ pub fn replay_states_schema() -> SchemaRef {
         fields.push(Field::new(name, DataType::UInt64, true));
     }
     Arc::new(Schema::new(fields))
+}
+
+/// Schema of `replay_tokens`: the columns of `replay_states`, then `kind, piece, from_file,
+/// from_rank, to_sq, promotion, castle_long` of `tokens`.
+pub fn replay_tokens_schema() -> SchemaRef {
+    let states = replay_states_schema();
+    let tokens = tokens_schema();
+    let fields: Vec<Field> = states
+        .fields()
+        .iter()
+        .chain(tokens.fields().iter().skip(1))
+        .map(|f| f.as_ref().clone())
+        .collect();
+    Arc::new(Schema::new(fields))
+}
+
+/// Builds the `replay_tokens` batch: each token's row of `states` (`replay_states` rows,
+/// found by `position_id`) with the token's columns beside it; tokens of a position not in
+/// `states` are left out.
+///
+/// Errors: [`Error::Schema`] when a batch of `states` lacks a column of `replay_states`;
+/// Arrow errors.
+pub fn replay_tokens_batch(
+    states: &[RecordBatch],
+    tokens: &[(u64, &SanToken)],
+) -> Result<RecordBatch> {
+    use datafusion::arrow::compute::{concat_batches, take};
+    let states_schema = replay_states_schema();
+    let states = concat_batches(&states_schema, states)?;
+    let ids: &UInt64Array = column(&states, "position_id")?;
+    let row_of: std::collections::HashMap<u64, u32> = ids
+        .values()
+        .iter()
+        .enumerate()
+        .map(|(row, id)| (*id, row as u32))
+        .collect();
+    let (state_rows, token_rows): (Vec<u32>, Vec<u32>) = tokens
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (id, _))| Some((*row_of.get(id)?, i as u32)))
+        .unzip();
+    let tokens = tokens_to_batch(tokens)?;
+    let (state_rows, token_rows) = (
+        datafusion::arrow::array::UInt32Array::from(state_rows),
+        datafusion::arrow::array::UInt32Array::from(token_rows),
+    );
+    let mut columns = vec![];
+    for c in states.columns() {
+        columns.push(take(c, &state_rows, None)?);
+    }
+    for c in tokens.columns().iter().skip(1) {
+        columns.push(take(c, &token_rows, None)?);
+    }
+    Ok(RecordBatch::try_new(replay_tokens_schema(), columns)?)
 }
 
 /// Schema of `subfen_patterns`: `position_id: UInt64` (the position of `replay_states` the

@@ -6,7 +6,9 @@
 //! each ply, the current positions of the live games get their legal moves (`legal_moves`), status (`position_status`) and the
 //! lexed move token of the ply is resolved against them (`token_matches`,
 //! `token_verdicts`, `token_moves`); the resolved moves are applied (`next_positions`,
-//! `next_pieces`). A game leaves the batch when its movetext ends or its token does not
+//! `next_pieces`). Without plies, a game the full stages moved on goes back to replay (their
+//! ply was a null move, a castling written as a king's move, an en passant mark), so they play
+//! only the plies replay leaves. A game leaves the batch when its movetext ends or its token does not
 //! resolve to exactly one legal move; its report then gives the first illegal ply, the error
 //! kind (taxonomy of `shared/data/bad/README.md`), the final FEN (python-chess style: en
 //! passant square only when an en passant capture is legal) and the final status.
@@ -169,6 +171,11 @@ async fn validate_run(
     run.load_live().await?;
     while !run.live.is_empty() {
         run.full_ply().await?;
+        // a game the full stages moved on goes back to replay (without plies: with them, the
+        // SAN suffix of the move just played waits for the full stages' next status)
+        if with_replay && !run.options.plies && !run.live.is_empty() {
+            run.resume_replay().await?;
+        }
     }
     let mut plies = Vec::with_capacity(run.plies.iter().map(Vec::len).sum());
     for game in run.plies {
@@ -217,19 +224,31 @@ impl Run<'_> {
     /// the replayed plies, the last one pending (its suffix comes from the full stages'
     /// status of the position after it, as for a move they play).
     async fn replay(&mut self) -> Result<()> {
+        let histories: Vec<History> = self
+            .live
+            .iter_mut()
+            .map(|l| std::mem::take(&mut l.history))
+            .collect();
         let starts: Vec<(u64, &Setup, &[String])> = self
             .live
             .iter()
-            .map(|l| (l.id, &l.position, l.tokens.as_slice()))
+            .map(|l| (l.id, &l.position, l.tokens.get(l.ply..).unwrap_or_default()))
             .collect();
-        let mut replayed = replay(self.engine.pipeline(), &starts, self.options.plies).await?;
+        let mut replayed = replay(
+            self.engine.pipeline(),
+            &starts,
+            histories,
+            self.options.plies,
+        )
+        .await?;
         for l in self.live.iter_mut() {
             if let Some(r) = replayed.remove(&l.id) {
-                l.ply = r.plies;
+                let first = l.ply;
+                l.ply += r.plies;
                 l.history = r.history;
                 l.position = r.setup;
                 let report = &mut self.reports[l.id as usize];
-                report.plies = r.plies as u32;
+                report.plies = l.ply as u32;
                 let n = r.moves.len();
                 if let Some(rows) = self.plies.get_mut(l.id as usize) {
                     rows.reserve(l.tokens.len());
@@ -237,7 +256,7 @@ impl Run<'_> {
                 for (i, m) in r.moves.into_iter().enumerate() {
                     let mut row = m.row;
                     row.game_index = report.game_index;
-                    row.ply = i as u32 + 1;
+                    row.ply = (first + i) as u32 + 1;
                     if i + 1 < n {
                         // the next move was accepted: the position had a legal reply
                         if m.gives_check {
@@ -251,6 +270,24 @@ impl Run<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Replays the live games again from the positions the full stages left in `positions`
+    /// and `pieces` (after a ply they played: a UCI or null move, an en passant mark), then
+    /// loads the positions replay reached for the full stages.
+    async fn resume_replay(&mut self) -> Result<()> {
+        let p = self.engine.pipeline();
+        let mut positions = tables::batches_to_setups(
+            &p.table(InputTable::Positions).await?,
+            &p.table(InputTable::Pieces).await?,
+        )?;
+        for l in self.live.iter_mut() {
+            l.position = positions.remove(&l.id).ok_or_else(|| {
+                crate::Error::Internal(format!("no position of live game {}", l.id))
+            })?;
+        }
+        self.replay().await?;
+        self.load_live().await
     }
 
     /// Loads the live games' positions into `positions` and `pieces` for the full stages.

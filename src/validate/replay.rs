@@ -4,7 +4,8 @@
 //! game's tokens stand for exactly one legal move each.
 //!
 //! A game stops at the first ply whose token is anything else: the end of its movetext, a
-//! UCI or null move, a token that is not a move, or a move that is illegal or ambiguous.
+//! null move, castling written as a king's move (UCI `e1g1`), an en passant mark, a token
+//! that is not a move, or a move that is illegal or ambiguous.
 //! The full stages ([`super::full`]) resolve that ply, classify the errors and give the final
 //! status; replay only ever accepts a move those stages accept.
 //!
@@ -33,7 +34,8 @@ use super::PlyRow;
 pub(crate) struct Replayed {
     /// Plies accepted and applied.
     pub plies: usize,
-    /// The positions before each of them and their irreversibility (repetition counting).
+    /// The history given, then the positions before each accepted ply and their
+    /// irreversibility (repetition counting).
     pub history: History,
     /// The position reached.
     pub setup: Setup,
@@ -54,21 +56,30 @@ pub(crate) struct ReplayedPly {
     pub gives_check: bool,
 }
 
-/// Replays each game (id, start position, main-line move tokens) from its first ply for as
-/// long as its tokens stand for exactly one legal move each; with `plies`, also gives each
-/// accepted move's notation and FEN before ([`Replayed::moves`]).
+/// Replays each game (id, position, the main-line move tokens from there) for as long as its
+/// tokens stand for exactly one legal move each, continuing each game's repetition history
+/// (`histories`, one per game: the positions before the position given); with `plies`, also
+/// gives each accepted move's notation and FEN before ([`Replayed::moves`]).
 ///
-/// Errors: pipeline failures only ([`crate::Error::DataFusion`], [`crate::Error::Schema`]).
+/// Errors: pipeline failures ([`crate::Error::DataFusion`], [`crate::Error::Schema`]);
+/// [`Error::Internal`] when `histories` and `games` differ in length.
 pub(crate) async fn replay(
     p: &Pipeline,
     games: &[(u64, &Setup, &[String])],
+    histories: Vec<History>,
     plies: bool,
 ) -> Result<BTreeMap<u64, Replayed>> {
     // each row's position_id is its game's place in `games` (its slot): what replay keeps
     // per game is a vector indexed by slot
     let n = games.len();
+    if histories.len() != n {
+        return Err(Error::Internal(format!(
+            "replay: {} histories for {n} games",
+            histories.len()
+        )));
+    }
     let mut out: BTreeMap<u64, Replayed> = BTreeMap::new();
-    let mut histories: Vec<History> = vec![History::default(); n];
+    let mut histories = histories;
     let mut played: Vec<Vec<ReplayedPly>> = vec![vec![]; if plies { n } else { 0 }];
     let mut accepted: Vec<Option<(bool, bool)>> = vec![None; n];
     let mut stopped: Vec<bool> = vec![false; n];

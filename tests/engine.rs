@@ -457,6 +457,18 @@ fn move_tokens_resolve_with_the_error_taxonomy() {
                 None,
             ),
             ("1. g1f3 d7d5 2. e2e4 --  3. Z0 e8d7 *", None),
+            // UCI: replayed, but castling written as the king's move and the refusals
+            // are the full stages'
+            (
+                "1. e2e4 e7e5 2. g1f3 b8c6 3. f1c4 g8f6 4. e1g1 f8c5 5. d2d4 e5d4 *",
+                None,
+            ),
+            ("1. e2e5 *", Some(("illegal_move", 1))),
+            ("1. e7e5 *", Some(("wrong_side", 1))),
+            (
+                "1. d2d4 e7e5 2. d4e5 f8b4 3. a2a3 *",
+                Some(("illegal_move", 5)),
+            ),
             ("1. e4 e5 2. Ke3 *", Some(("illegal_move", 3))),
             ("1. Nf3 d5 2. Nad2 *", Some(("no_such_piece", 3))),
             ("1. Nf3 e5 2. d3 e4 3. Nd2 *", Some(("ambiguous_move", 5))),

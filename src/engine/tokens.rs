@@ -70,9 +70,10 @@ impl Engine {
     /// `parse_san` reads them) per position and returns, per position, the position after it,
     /// or why the token was refused (not a move, no legal move matches, or several do).
     ///
-    /// SAN moves and castling are checked on their own first (stages `replay_moves`,
-    /// `replay_verdicts`, `replay_next`: the token's piece reaching its target, one attack
-    /// test on the king's square after the move); the other tokens, and those that do not
+    /// SAN moves, castling and UCI moves are checked on their own first (stages
+    /// `replay_moves`, `replay_verdicts`, `replay_next`: the token's piece reaching its
+    /// target, one attack test on the king's square after the move); null moves, castling
+    /// written as a king's move, and the tokens that do not
     /// stand for exactly one legal move, are resolved among all legal moves (`LEGAL`,
     /// `token_matches`, `token_verdicts`, `token_moves`, `APPLY`), which also says why a
     /// token is refused.

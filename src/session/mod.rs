@@ -6,9 +6,10 @@
 //! Each stage reads tables by name (the input tables, the static tables and earlier stages)
 //! and its result is materialised into an in-memory table of its own name ([`slot`]), so
 //! that a stage read by several later stages is computed once, and so that users can query
-//! any stage with their own SQL through [`Session::context`]. Logical plans are optimised
-//! once at start-up; a stage's physical plan is created on its first run and re-executed on
-//! later runs (DataFusion reads the tables' current batches then). Every run is timed and
+//! any stage with their own SQL through [`Session::context`]. Logical plans are made at
+//! start-up and optimised once, when first asked for (a pipeline plans every stage of its
+//! spec, a run uses some of them); a stage's physical plan is created on its first run and
+//! re-executed on later runs (DataFusion reads the tables' current batches then). Every run is timed and
 //! its DataFusion metrics summed per stage ([`StageProfile`]).
 //!
 //! At start-up it is checked that every stage reads only tables produced before it (input
@@ -16,7 +17,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use datafusion::arrow::array::RecordBatch;
@@ -125,8 +126,8 @@ pub struct Session {
     statics: Vec<&'static str>,
     /// Stage names in the spec's order.
     order: Vec<&'static str>,
-    /// Optimised plans of the table and query stages.
-    plans: HashMap<&'static str, LogicalPlan>,
+    /// Plans of the table and query stages, optimised on first use.
+    plans: HashMap<&'static str, LazyPlan>,
     /// The tables each stage's SQL names (its logical plan's table scans, before views are
     /// inlined).
     reads: HashMap<&'static str, Vec<String>>,
@@ -225,16 +226,18 @@ impl Session {
                     s.ctx.register_table(st.name, df.into_view())?;
                 }
                 StageKind::Table | StageKind::Query => {
-                    let plan = s
-                        .ctx
-                        .state()
-                        .optimize(df.logical_plan())
-                        .map_err(plan_error(st.name))?;
+                    // the optimiser keeps a plan's schema: the table is registered with it now
                     if st.kind == StageKind::Table {
-                        let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
+                        let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
                         s.register(st.name, schema, false)?;
                     }
-                    s.plans.insert(st.name, plan);
+                    s.plans.insert(
+                        st.name,
+                        LazyPlan {
+                            raw: df.logical_plan().clone(),
+                            optimized: OnceLock::new(),
+                        },
+                    );
                 }
             }
             s.order.push(st.name);
@@ -284,10 +287,26 @@ impl Session {
     /// The optimised logical plan of a table or query stage.
     ///
     /// Errors: [`SessionError::UnknownTable`] for a view stage or an unknown name.
+    /// Errors: [`SessionError::Plan`] when the optimiser fails on it (on first use).
     pub fn plan(&self, stage: &str) -> Result<&LogicalPlan> {
-        self.plans
-            .get(stage)
-            .ok_or_else(|| SessionError::UnknownTable(stage.to_string()))
+        Ok(self.stage_plan(stage)?.1)
+    }
+
+    /// A table or query stage's name and optimised plan, optimised now if it was not yet.
+    fn stage_plan(&self, stage: &str) -> Result<(&'static str, &LogicalPlan)> {
+        let (name, lazy) = self
+            .plans
+            .get_key_value(stage)
+            .ok_or_else(|| SessionError::UnknownTable(stage.to_string()))?;
+        if let Some(plan) = lazy.optimized.get() {
+            return Ok((name, plan));
+        }
+        let plan = self
+            .ctx
+            .state()
+            .optimize(&lazy.raw)
+            .map_err(plan_error(name))?;
+        Ok((name, lazy.optimized.get_or_init(|| plan)))
     }
 
     /// The tables a stage's SQL reads (the table scans of its logical plan, views not
@@ -373,10 +392,7 @@ impl Session {
     ///
     /// Errors: [`SessionError::UnknownTable`], [`SessionError::DataFusion`].
     pub async fn run(&self, stage: &str) -> Result<Vec<RecordBatch>> {
-        let (name, plan) = self
-            .plans
-            .get_key_value(stage)
-            .ok_or_else(|| SessionError::UnknownTable(stage.to_string()))?;
+        let (name, plan) = self.stage_plan(stage)?;
         let t0 = Instant::now();
         let cached = self
             .physical
@@ -606,6 +622,13 @@ async fn build_statics(
         built.push((name, batches));
     }
     Ok(built)
+}
+
+/// A stage's logical plan ([`SessionSpec`]'s SQL planned at start-up) and, once a run or
+/// [`Session::plan`] asked for it, the plan optimised.
+struct LazyPlan {
+    raw: LogicalPlan,
+    optimized: OnceLock<LogicalPlan>,
 }
 
 fn plan_error(stage: &str) -> impl FnOnce(datafusion::error::DataFusionError) -> SessionError {

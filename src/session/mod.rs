@@ -286,8 +286,8 @@ impl Session {
 
     /// The optimised logical plan of a table or query stage.
     ///
-    /// Errors: [`SessionError::UnknownTable`] for a view stage or an unknown name.
-    /// Errors: [`SessionError::Plan`] when the optimiser fails on it (on first use).
+    /// Errors: [`SessionError::UnknownTable`] for a view stage or an unknown name;
+    /// [`SessionError::Plan`] when the optimiser fails on it (on first use).
     pub fn plan(&self, stage: &str) -> Result<&LogicalPlan> {
         Ok(self.stage_plan(stage)?.1)
     }
@@ -388,9 +388,11 @@ impl Session {
     }
 
     /// Runs one table stage on the current tables, stores its result under its name and
-    /// returns it. Its physical plan is created on the first run and re-executed after.
+    /// returns it. Its logical plan is optimised and its physical plan created on the first
+    /// run, and re-executed after.
     ///
-    /// Errors: [`SessionError::UnknownTable`], [`SessionError::DataFusion`].
+    /// Errors: [`SessionError::UnknownTable`], [`SessionError::Plan`] (the optimiser, on the
+    /// first run), [`SessionError::DataFusion`].
     pub async fn run(&self, stage: &str) -> Result<Vec<RecordBatch>> {
         let (name, plan) = self.stage_plan(stage)?;
         let t0 = Instant::now();

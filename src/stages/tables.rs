@@ -282,23 +282,17 @@ pub fn replay_tokens_batch(
         .enumerate()
         .map(|(row, id)| (*id, row as u32))
         .collect();
-    let (state_rows, token_rows): (Vec<u32>, Vec<u32>) = tokens
+    // the tokens of positions in `states`, and the row of each one's position
+    let (state_rows, kept): (Vec<u32>, Vec<(u64, &SanToken)>) = tokens
         .iter()
-        .enumerate()
-        .filter_map(|(i, (id, _))| Some((*row_of.get(id)?, i as u32)))
+        .filter_map(|&(id, t)| Some((*row_of.get(&id)?, (id, t))))
         .unzip();
-    let tokens = tokens_to_batch(tokens)?;
-    let (state_rows, token_rows) = (
-        datafusion::arrow::array::UInt32Array::from(state_rows),
-        datafusion::arrow::array::UInt32Array::from(token_rows),
-    );
+    let state_rows = datafusion::arrow::array::UInt32Array::from(state_rows);
     let mut columns = vec![];
     for c in states.columns() {
         columns.push(take(c, &state_rows, None)?);
     }
-    for c in tokens.columns().iter().skip(1) {
-        columns.push(take(c, &token_rows, None)?);
-    }
+    columns.extend(tokens_to_batch(&kept)?.columns().iter().skip(1).cloned());
     Ok(RecordBatch::try_new(replay_tokens_schema(), columns)?)
 }
 

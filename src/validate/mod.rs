@@ -274,8 +274,7 @@ impl Run<'_> {
 
     /// Replays the live games again from the positions the full stages left in `positions`
     /// and `pieces` (after a ply they played: a null move, castling written as a king's move,
-    /// an en passant mark), then
-    /// loads the positions replay reached for the full stages.
+    /// an en passant mark), then loads the positions replay reached for the full stages.
     async fn resume_replay(&mut self) -> Result<()> {
         let p = self.engine.pipeline();
         let mut positions = tables::batches_to_setups(

@@ -74,8 +74,10 @@ token_rows AS (
          CASE WHEN piece = 'P' AND to_sq = ep_square
               THEN CAST(1 AS BIGINT UNSIGNED) << CAST(to_sq + CASE WHEN color_code = 0 THEN -8 ELSE 8 END AS BIGINT UNSIGNED)
               ELSE (CAST(1 AS BIGINT UNSIGNED) << CAST(to_sq AS BIGINT UNSIGNED)) & enemy END AS cap_bit,
-         own & CASE piece WHEN 'P' THEN pawns WHEN 'N' THEN knights WHEN 'B' THEN bishops
-                          WHEN 'R' THEN rooks WHEN 'Q' THEN queens ELSE kings END AS own_kind,
+         -- one set chosen by a 0/1 factor each (a CASE over six columns costs half as much again)
+         own & (pawns * CAST(piece = 'P' AS BIGINT UNSIGNED) | knights * CAST(piece = 'N' AS BIGINT UNSIGNED)
+                | bishops * CAST(piece = 'B' AS BIGINT UNSIGNED) | rooks * CAST(piece = 'R' AS BIGINT UNSIGNED)
+                | queens * CAST(piece = 'Q' AS BIGINT UNSIGNED) | kings * CAST(piece = 'K' AS BIGINT UNSIGNED)) AS own_kind,
          CAST(18446744073709551615 AS BIGINT UNSIGNED) AS all_squares
   FROM token_pieces
 ),
@@ -89,7 +91,7 @@ token_rows AS (
 -- of `replay_tokens`, its expressions copied into the filter and evaluated there again.
 wanted AS (
   SELECT *,
-         CASE WHEN piece IN ('N', 'B', 'R', 'Q') THEN own_kind ELSE movers END AS kept,
+         movers | own_kind * CAST(piece IN ('N', 'B', 'R', 'Q') AS BIGINT UNSIGNED) AS kept,
          CASE WHEN piece IS NOT NULL
                    AND ((piece <> 'P' AND to_bit & own = 0)
                         OR (piece = 'P' AND from_file = to_sq % 8 AND to_bit & occupied = 0)
@@ -146,7 +148,8 @@ probes AS (
          s.white_moves, s.occupied, s.own, s.enemy, s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings
   FROM states s
   JOIN piece_rays r ON r.to_key = s.ep_square * 16 + s.color_code
-  WHERE r.mode = 'capture' AND r.from_bit & s.own & s.pawns <> 0
+  WHERE s.ep_square IS NOT NULL
+    AND r.mode = 'capture' AND r.from_bit & s.own & s.pawns <> 0
 ),
 moves AS (
   SELECT * FROM token_moves

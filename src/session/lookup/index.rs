@@ -1,7 +1,6 @@
 //! The index of a static join side ([`StaticIndex`]): the side's rows, computed once, and
 //! for each join key the rows that hold it.
 
-use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::Arc;
 
@@ -9,6 +8,9 @@ use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Arra
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type, UInt64Type};
 use datafusion::arrow::row::{RowConverter, SortField};
+// hashbrown with foldhash, as DataFusion's own hash tables: several times faster than std's
+// SipHash on 64-bit keys
+use datafusion::common::HashMap;
 use datafusion::error::Result;
 use datafusion::execution::memory_pool::{MemoryConsumer, MemoryPool, MemoryReservation};
 use datafusion::physical_expr::PhysicalExprRef;
@@ -31,8 +33,17 @@ pub struct StaticIndex {
 /// Where the rows of a key are in [`StaticIndex::rows`]: start and length.
 type Range = (u32, u32);
 
+/// Keys whose values lie within this span are addressed directly (a vector of ranges).
+const DENSE_SPAN: u64 = 1 << 16;
+
 #[derive(Debug)]
 enum Keys {
+    /// One integer key column whose values lie within [`DENSE_SPAN`] of the smallest
+    /// (`to_key`): the ranges by value minus `min`, empty for values no row holds.
+    Dense { min: u64, ranges: Vec<Range> },
+    /// One integer key column whose values are all single bits (a square's bit, `bit` of
+    /// `square_masks`): the ranges by bit number.
+    Bits(Box<[Range; 64]>),
     /// One integer key column, its value read as 64 bits.
     Integer(HashMap<u64, Range>),
     /// Any other key: its columns in Arrow's row format.
@@ -61,7 +72,7 @@ impl StaticIndex {
             Some(values) => {
                 let (map, rows) = group(values.into_iter());
                 let bytes = map.len() * (8 + 8);
-                (Keys::Integer(map), rows, bytes)
+                (integer_index(map), rows, bytes)
             }
             None => {
                 let fields = keys.iter().map(|k| SortField::new(k.data_type().clone()));
@@ -93,6 +104,8 @@ impl StaticIndex {
     /// How many distinct keys the index holds.
     pub fn key_count(&self) -> usize {
         match &self.keys {
+            Keys::Dense { ranges, .. } => ranges.iter().filter(|r| r.1 > 0).count(),
+            Keys::Bits(ranges) => ranges.iter().filter(|r| r.1 > 0).count(),
             Keys::Integer(m) => m.len(),
             Keys::Rows { map, .. } => map.len(),
         }
@@ -107,13 +120,29 @@ impl StaticIndex {
         let mut statics: Vec<u64> = vec![];
         let mut probes: Vec<u32> = vec![];
         let mut push = |probe: usize, range: Option<&Range>| {
-            if let Some(&(start, len)) = range {
+            if let Some(&(start, len)) = range
+                && len > 0
+            {
                 let rows = &self.rows[start as usize..(start + len) as usize];
                 statics.extend_from_slice(rows);
                 probes.extend(std::iter::repeat_n(probe as u32, rows.len()));
             }
         };
         match &self.keys {
+            Keys::Dense { min, ranges } => {
+                let values = integer_keys(probe_keys)?.unwrap_or_default();
+                for (probe, v) in values.iter().enumerate() {
+                    let at = v.and_then(|v| usize::try_from(v.wrapping_sub(*min)).ok());
+                    push(probe, at.and_then(|i| ranges.get(i)));
+                }
+            }
+            Keys::Bits(ranges) => {
+                let values = integer_keys(probe_keys)?.unwrap_or_default();
+                for (probe, v) in values.iter().enumerate() {
+                    let bit = v.filter(|v| v.is_power_of_two());
+                    push(probe, bit.map(|v| &ranges[v.trailing_zeros() as usize]));
+                }
+            }
             Keys::Integer(map) => {
                 let values = integer_keys(probe_keys)?.unwrap_or_default();
                 for (probe, v) in values.iter().enumerate() {
@@ -133,6 +162,29 @@ impl StaticIndex {
         }
         Ok((UInt64Array::from(statics), UInt32Array::from(probes)))
     }
+}
+
+/// The index of one integer key column's groups: direct addressing when the values lie
+/// within [`DENSE_SPAN`] or are all single bits, else the hash map.
+fn integer_index(map: HashMap<u64, Range>) -> Keys {
+    let (min, max) = (map.keys().min().copied(), map.keys().max().copied());
+    if let (Some(min), Some(max)) = (min, max)
+        && max - min < DENSE_SPAN
+    {
+        let mut ranges = vec![(0, 0); (max - min + 1) as usize];
+        for (k, r) in &map {
+            ranges[(k - min) as usize] = *r;
+        }
+        return Keys::Dense { min, ranges };
+    }
+    if !map.is_empty() && map.keys().all(|k| k.is_power_of_two()) {
+        let mut ranges = Box::new([(0, 0); 64]);
+        for (k, r) in &map {
+            ranges[k.trailing_zeros() as usize] = *r;
+        }
+        return Keys::Bits(ranges);
+    }
+    Keys::Integer(map)
 }
 
 /// The key columns: `exprs` evaluated over `batch`.
@@ -184,4 +236,65 @@ fn group<K: Hash + Eq>(keys: impl Iterator<Item = Option<K>>) -> (HashMap<K, Ran
         })
         .collect();
     (map, rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use datafusion::arrow::array::{Int64Array, UInt64Array};
+    use datafusion::arrow::datatypes::{Field, Schema};
+    use datafusion::execution::memory_pool::UnboundedMemoryPool;
+    use datafusion::physical_expr::expressions::col;
+
+    use super::*;
+
+    /// The pairs of probing an index of `keys` (rows 0, 1, …) with `probe`.
+    fn pairs(keys: ArrayRef, probe: ArrayRef) -> (Vec<u64>, Vec<u32>, &'static str) {
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "k",
+            keys.data_type().clone(),
+            true,
+        )]));
+        let batch = RecordBatch::try_new(schema.clone(), vec![keys]).expect("batch");
+        let pool: Arc<dyn MemoryPool> = Arc::new(UnboundedMemoryPool::default());
+        let index =
+            StaticIndex::build(batch, &[col("k", &schema).expect("k")], &pool).expect("build");
+        let kind = match index.keys {
+            Keys::Dense { .. } => "dense",
+            Keys::Bits(_) => "bits",
+            Keys::Integer(_) => "hashed",
+            Keys::Rows { .. } => "rows",
+        };
+        let (s, p) = index.probe(&[probe]).expect("probe");
+        (s.values().to_vec(), p.values().to_vec(), kind)
+    }
+
+    /// Each kind of integer index finds a key's rows in order, and nothing for a NULL or a
+    /// value no row holds (below, above or between the keys, or not a single bit).
+    #[test]
+    fn integer_indexes_find_the_rows_of_each_key() {
+        let dense = Arc::new(Int64Array::from(vec![Some(5), Some(7), None, Some(5)]));
+        let probe = Arc::new(Int64Array::from(vec![
+            Some(5),
+            None,
+            Some(6),
+            Some(4),
+            Some(7),
+            Some(-1),
+            Some(99_999),
+        ]));
+        assert_eq!(pairs(dense, probe), (vec![0, 3, 1], vec![0, 0, 4], "dense"));
+        let bits = Arc::new(UInt64Array::from(vec![1, 1 << 63, 1 << 9]));
+        let probe = Arc::new(UInt64Array::from(vec![
+            Some(1 << 9),
+            Some(3),
+            Some(0),
+            None,
+            Some(1 << 63),
+            Some(1 << 8),
+        ]));
+        assert_eq!(pairs(bits, probe), (vec![2, 1], vec![0, 4], "bits"));
+        let sparse = Arc::new(UInt64Array::from(vec![3, 1 << 40]));
+        let probe = Arc::new(UInt64Array::from(vec![1 << 40, 3, 4]));
+        assert_eq!(pairs(sparse, probe), (vec![1, 0], vec![0, 1], "hashed"));
+    }
 }

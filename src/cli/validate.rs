@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long)]
     plies: Option<PathBuf>,
     /// Games per batch (validated and written together; shared out between the
-    /// --threads pipelines) [default: 20,000; 10,000 with --plies]
+    /// --threads pipelines) [default: 20000; 10000 with --plies]
     #[arg(long)]
     batch: Option<usize>,
     /// Print the per-stage profile (rows, time) of the whole run on stderr, after the

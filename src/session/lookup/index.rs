@@ -33,8 +33,9 @@ pub struct StaticIndex {
 /// Where the rows of a key are in [`StaticIndex::rows`]: start and length.
 type Range = (u32, u32);
 
-/// Keys whose values lie within this span are addressed directly (a vector of ranges).
-const DENSE_SPAN: u64 = 1 << 16;
+/// Keys whose values lie within this span are addressed directly (a vector of ranges, at
+/// most 32 KiB; `piece_rays.to_key` spans 1,022 values).
+const DENSE_SPAN: u64 = 1 << 12;
 
 #[derive(Debug)]
 enum Keys {
@@ -280,7 +281,7 @@ mod tests {
             Some(4),
             Some(7),
             Some(-1),
-            Some(99_999),
+            Some(4_101),
         ]));
         assert_eq!(pairs(dense, probe), (vec![0, 3, 1], vec![0, 0, 4], "dense"));
         let bits = Arc::new(UInt64Array::from(vec![1, 1 << 63, 1 << 9]));

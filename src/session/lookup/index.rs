@@ -130,24 +130,10 @@ impl StaticIndex {
             }
         };
         match &self.keys {
-            Keys::Dense { min, ranges } => {
+            Keys::Dense { .. } | Keys::Bits(_) | Keys::Integer(_) => {
                 let values = integer_keys(probe_keys)?.unwrap_or_default();
                 for (probe, v) in values.iter().enumerate() {
-                    let at = v.and_then(|v| usize::try_from(v.wrapping_sub(*min)).ok());
-                    push(probe, at.and_then(|i| ranges.get(i)));
-                }
-            }
-            Keys::Bits(ranges) => {
-                let values = integer_keys(probe_keys)?.unwrap_or_default();
-                for (probe, v) in values.iter().enumerate() {
-                    let bit = v.filter(|v| v.is_power_of_two());
-                    push(probe, bit.map(|v| &ranges[v.trailing_zeros() as usize]));
-                }
-            }
-            Keys::Integer(map) => {
-                let values = integer_keys(probe_keys)?.unwrap_or_default();
-                for (probe, v) in values.iter().enumerate() {
-                    push(probe, v.as_ref().and_then(|v| map.get(v)));
+                    push(probe, v.and_then(|v| self.keys.integer_range(v)));
                 }
             }
             Keys::Rows { converter, map } => {
@@ -162,6 +148,21 @@ impl StaticIndex {
             }
         }
         Ok((UInt64Array::from(statics), UInt32Array::from(probes)))
+    }
+}
+
+impl Keys {
+    /// The range of an integer key's rows, if the index is of one integer key column and a
+    /// row holds the key.
+    fn integer_range(&self, v: u64) -> Option<&Range> {
+        match self {
+            Keys::Dense { min, ranges } => ranges.get(usize::try_from(v.wrapping_sub(*min)).ok()?),
+            Keys::Bits(ranges) => v
+                .is_power_of_two()
+                .then(|| &ranges[v.trailing_zeros() as usize]),
+            Keys::Integer(map) => map.get(&v),
+            Keys::Rows { .. } => None,
+        }
     }
 }
 

@@ -603,6 +603,75 @@ fn validator_consumes_the_shares_in_input_order() {
     assert_eq!(calls, 1, "nothing consumed after the first error");
 }
 
+/// `Workers` validates each chunk on whichever pipeline is free and hands the results back in
+/// the order the chunks were submitted, the last games shared out between the pipelines;
+/// after an error nothing more is consumed.
+#[test]
+fn workers_hand_back_chunks_in_submission_order() {
+    let games = sample_games();
+    let v = rt()
+        .block_on(Validator::new(2, PipelineConfig::default()))
+        .expect("validator");
+    let options = ValidateOptions::with_plies(true);
+    let whole = v.validate(&games, options).expect("validate");
+    let finish = |share: sqlchess::validate::Validation,
+                  chunk: &[(&str, sqlchess::pgn::RawGame)]| {
+        // the first chunk finishes last: consumed first all the same
+        if share.reports.first().map(|r| r.game_index) == Some(0) {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        }
+        assert_eq!(share.reports.len(), chunk.len());
+        Ok((
+            std::thread::current().id(),
+            share.reports,
+            share.plies.len(),
+        ))
+    };
+    let mut seen = vec![];
+    std::thread::scope(|scope| {
+        let mut workers = v.workers(scope, options, &finish);
+        let mut consume = |t| {
+            seen.push(t);
+            Ok(())
+        };
+        // chunks of 3 games, then the last 5 shared out between both pipelines
+        for chunk in games[..15].chunks(3) {
+            workers
+                .submit(chunk.to_vec(), &mut consume)
+                .expect("submit");
+        }
+        workers
+            .submit_shared(games[15..].to_vec(), &mut consume)
+            .expect("submit_shared");
+        workers.finish(&mut consume).expect("finish");
+    });
+    assert_eq!(seen.len(), 7, "five chunks, then one share per pipeline");
+    let caller = std::thread::current().id();
+    assert!(seen.iter().all(|(thread, _, _)| *thread != caller));
+    let reports: Vec<_> = seen.iter().flat_map(|(_, r, _)| r.clone()).collect();
+    assert_eq!(reports, whole.reports, "the same reports, in input order");
+    let plies: usize = seen.iter().map(|(_, _, n)| n).sum();
+    assert_eq!(plies, whole.plies.len());
+    // an error of `consume` stops the run: later chunks are not consumed
+    let mut calls = 0;
+    let failed = std::thread::scope(|scope| {
+        let mut workers = v.workers(scope, options, &|share, _| Ok(share.reports.len()));
+        let mut consume = |_| {
+            calls += 1;
+            Err(sqlchess::Error::Internal("the writer failed".into()))
+        };
+        for chunk in games.chunks(4) {
+            if let Err(e) = workers.submit(chunk.to_vec(), &mut consume) {
+                workers.stop();
+                return Err(e);
+            }
+        }
+        workers.finish(&mut consume)
+    });
+    assert!(matches!(failed, Err(sqlchess::Error::Internal(m)) if m == "the writer failed"));
+    assert_eq!(calls, 1, "nothing consumed after the first error");
+}
+
 /// python-chess 1.11.2 reads these `Variant` values as standard chess (any case); the game
 /// is checked, not reported `unsupported_variant` (issue: games silently left unchecked).
 /// Right values from python-chess: 2 legal plies, this final FEN, ongoing.

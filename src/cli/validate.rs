@@ -1,5 +1,5 @@
-//! `sqlchess validate`: PGN games read, validated and written a batch at a time, with a
-//! progress bar and a summary on stderr.
+//! `sqlchess validate`: PGN games read, validated and written a chunk at a time (each chunk
+//! on whichever pipeline is free), with a progress bar and a summary on stderr.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -17,7 +17,7 @@ use sqlchess::picture::profile_chart::ChartFile as ProfileChart;
 use sqlchess::picture::report_page::ReportPage;
 use sqlchess::profile::ProfileReport;
 use sqlchess::session::SessionError;
-use sqlchess::validate::{ErrorKind, GameReport, ValidateOptions, Validator};
+use sqlchess::validate::{ErrorKind, GameReport, ValidateOptions, Validation, Validator};
 use sqlchess::{Error, PipelineConfig, Result};
 
 use crate::{ERROR_EXIT, STDOUT};
@@ -42,8 +42,9 @@ pub struct Args {
     /// extension names (.csv, .json, .parquet or .arrow; else --format).
     #[arg(long)]
     plies: Option<PathBuf>,
-    /// Games per batch (validated and written together; shared out between the
-    /// --threads pipelines) [default: 20000; 10000 with --plies]
+    /// Games in play at once: read and validated in chunks of this many divided by
+    /// --threads, each chunk on whichever pipeline is free, written in input order
+    /// [default: 20000; 10000 with --plies]
     #[arg(long)]
     batch: Option<usize>,
     /// Print the per-stage profile (rows, time) of the whole run on stderr, after the
@@ -63,9 +64,9 @@ pub struct Args {
     html: Option<PathBuf>,
 }
 
-/// Games per batch by default. A batch's replay runs one step per ply of its longest game,
-/// most of them over the few games still in play, at a cost per step that hardly depends on
-/// the rows: twice as many games per batch halve those steps per game. On 100 MB of the
+/// Games in play at once by default. A chunk's replay runs one step per ply of its longest
+/// game, most of them over the few games still in play, at a cost per step that hardly
+/// depends on the rows: twice as many games per chunk halve those steps per game. On 100 MB of the
 /// bench file, 20,000 games a batch take 0.85 of the time of 10,000 and peak at 0.6 GB
 /// instead of 0.36 GB (BENCHMARKS.md).
 const BATCH: usize = 20_000;
@@ -151,11 +152,35 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
             BATCH
         })
         .max(1);
-    let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(batch.min(65_536));
-    let mut flush = |games: &[(&str, RawGame)]| {
-        validate_batch(
-            &validator,
-            games,
+    // a batch is shared out between the pipelines as chunks, each validated by whichever
+    // pipeline is free: none waits for the longest game of another's chunk
+    let threads = validator.engines().len().max(1);
+    let chunk = batch.div_ceil(threads);
+    let options = ValidateOptions::with_plies(plies.is_some());
+    let report_batches = sink.takes_batches();
+    let with_page = page.is_some();
+    // on a pipeline's thread: the chunk's record batches (and the tokens the page shows)
+    let finish = |v: Validation, games: &[(&str, RawGame)]| -> Result<Written> {
+        Ok(Written {
+            rows: report_batches
+                .then(|| report::reports_to_batch(&v.reports))
+                .transpose()?,
+            ply_rows: options
+                .plies
+                .then(|| report::plies_to_batch(&v.plies))
+                .transpose()?,
+            tokens: if with_page {
+                first_illegal_tokens(&v.reports, games)
+            } else {
+                vec![]
+            },
+            reports: v.reports,
+        })
+    };
+    // on this thread, in input order
+    let mut consume = |w: Written| -> Result<()> {
+        write_chunk(
+            w,
             Outputs {
                 sink: &mut sink,
                 plies: &mut plies,
@@ -168,50 +193,60 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
     };
     // the inputs not read (or not to their end), for the report page
     let mut unread: Vec<(String, String)> = vec![];
-    'inputs: for input in &inputs {
-        let reader = match input.open(&bytes) {
-            Ok(r) => r,
-            Err(e) => {
-                pb.suspend(|| note!("error: {e}"));
-                unread.push((input.name.clone(), e.to_string()));
-                io_errors += 1;
-                continue;
-            }
-        };
-        for game in PgnReader::new(reader) {
-            match game {
-                Ok(g) => games.push((input.name.as_str(), g)),
-                Err(PgnError::Io(e)) => {
-                    pb.suspend(|| {
-                        note!(
-                            "error: {}: {e} (the rest of this input is not read)",
-                            input.name
-                        )
-                    });
-                    unread.push((input.name.clone(), format!("{e} (the rest is not read)")));
+    std::thread::scope(|scope| {
+        let mut workers = validator.workers(scope, options, &finish);
+        let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(chunk.min(65_536));
+        'inputs: for input in &inputs {
+            let reader = match input.open(&bytes) {
+                Ok(r) => r,
+                Err(e) => {
+                    pb.suspend(|| note!("error: {e}"));
+                    unread.push((input.name.clone(), e.to_string()));
                     io_errors += 1;
-                    break;
+                    continue;
                 }
-            }
-            pb.set_position(bytes.get());
-            if interrupt.requested() {
-                break 'inputs;
-            }
-            if games.len() >= batch {
-                if let Err(e) = flush(&games) {
-                    failure = Some(e);
+            };
+            for game in PgnReader::new(reader) {
+                match game {
+                    Ok(g) => games.push((input.name.as_str(), g)),
+                    Err(PgnError::Io(e)) => {
+                        pb.suspend(|| {
+                            note!(
+                                "error: {}: {e} (the rest of this input is not read)",
+                                input.name
+                            )
+                        });
+                        unread.push((input.name.clone(), format!("{e} (the rest is not read)")));
+                        io_errors += 1;
+                        break;
+                    }
+                }
+                pb.set_position(bytes.get());
+                if interrupt.requested() {
                     break 'inputs;
                 }
-                games.clear();
+                if games.len() >= chunk {
+                    let full = std::mem::replace(&mut games, Vec::with_capacity(chunk.min(65_536)));
+                    if let Err(e) = workers.submit(full, &mut consume) {
+                        failure = Some(e);
+                        break 'inputs;
+                    }
+                }
             }
         }
-    }
-    if failure.is_none()
-        && !interrupt.requested()
-        && let Err(e) = flush(&games)
-    {
-        failure = Some(e);
-    }
+        // the last games, shared out between the pipelines (the games read since the last
+        // chunk are not validated after Ctrl-C)
+        if failure.is_none()
+            && !interrupt.requested()
+            && let Err(e) = workers.submit_shared(games, &mut consume)
+        {
+            failure = Some(e);
+        }
+        match failure {
+            None => failure = workers.finish(&mut consume).err(),
+            Some(_) => workers.stop(),
+        }
+    });
     if let Some(e) = failure {
         // stopped by the memory limit: what was written is kept, as after Ctrl-C
         if let Error::Session(SessionError::MemoryLimit { .. }) = &e {
@@ -393,71 +428,56 @@ impl ReportSink {
     }
 }
 
-/// Where a batch's results go: the report, the ply rows, the report page.
+/// Where a chunk's results go: the report, the ply rows, the report page.
 struct Outputs<'a> {
     sink: &'a mut ReportSink,
     plies: &'a mut Option<ReportWriter>,
     page: Option<&'a mut ReportPage>,
 }
 
-/// Validates one batch of games, writes its rows (and its ply rows, and adds its games to
-/// the report page) and counts them. Each share's record batches are built on its own
-/// thread ([`Validator::validate_each`]) and written in input order as soon as the shares
-/// before it are written.
-fn validate_batch(
-    validator: &Validator,
-    games: &[(&str, RawGame)],
+/// What a chunk of games gives to write ([`write_chunk`]).
+struct Written {
+    reports: Vec<GameReport>,
+    /// The reports as a record batch, when the sink takes batches.
+    rows: Option<RecordBatch>,
+    /// With `--plies`: the ply rows.
+    ply_rows: Option<RecordBatch>,
+    /// With `--html`: per report, the token of its first illegal ply; else empty.
+    tokens: Vec<Option<String>>,
+}
+
+/// Per report, the move token of its game at its first illegal ply, if any.
+fn first_illegal_tokens(reports: &[GameReport], games: &[(&str, RawGame)]) -> Vec<Option<String>> {
+    reports
+        .iter()
+        .zip(games)
+        .map(|(r, (_, g))| {
+            let ply = r.first_illegal_ply.and_then(|p| p.checked_sub(1))?;
+            g.moves.get(ply as usize).cloned()
+        })
+        .collect()
+}
+
+/// Writes a chunk's rows (and its ply rows, and adds its games to the report page) and
+/// counts them.
+fn write_chunk(
+    w: Written,
     outputs: Outputs<'_>,
     summary: &mut Summary,
     pb: &ProgressBar,
     t0: Instant,
 ) -> Result<()> {
-    if games.is_empty() {
-        return Ok(());
+    let Outputs { sink, plies, page } = outputs;
+    sink.write(&w.reports, w.rows.as_ref(), pb)?;
+    if let (Some(out), Some(b)) = (plies.as_mut(), w.ply_rows) {
+        out.write(&b)?;
     }
-    let Outputs {
-        sink,
-        plies,
-        mut page,
-    } = outputs;
-    let options = ValidateOptions::with_plies(plies.is_some());
-    // the games of the shares written so far (shares come in input order, a report a game)
-    let mut written = 0;
-    let report_batches = sink.takes_batches();
-    validator.validate_each(
-        games,
-        options,
-        |v| {
-            let rows = if report_batches {
-                Some(report::reports_to_batch(&v.reports)?)
-            } else {
-                None
-            };
-            let ply_rows = if options.plies {
-                Some(report::plies_to_batch(&v.plies)?)
-            } else {
-                None
-            };
-            Ok((v.reports, rows, ply_rows))
-        },
-        |(reports, rows, ply_rows)| {
-            sink.write(&reports, rows.as_ref(), pb)?;
-            if let (Some(w), Some(b)) = (plies.as_mut(), ply_rows) {
-                w.write(&b)?;
-            }
-            if let Some(page) = page.as_deref_mut() {
-                for (k, r) in reports.iter().enumerate() {
-                    let game = games.get(written + k).map(|(_, g)| g);
-                    let ply = r.first_illegal_ply.and_then(|p| p.checked_sub(1));
-                    let token = game.zip(ply).and_then(|(g, p)| g.moves.get(p as usize));
-                    page.add(r, token.map(String::as_str));
-                }
-            }
-            written += reports.len();
-            summary.add(&reports);
-            Ok(())
-        },
-    )?;
+    if let Some(page) = page {
+        for (k, r) in w.reports.iter().enumerate() {
+            page.add(r, w.tokens.get(k).and_then(Option::as_deref));
+        }
+    }
+    summary.add(&w.reports);
     let secs = t0.elapsed().as_secs_f64().max(1e-9);
     pb.set_message(format!(
         "{} games validated, {:.0} games/s",

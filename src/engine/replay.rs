@@ -10,26 +10,25 @@
 //! square sets, see [`crate::stages::tables`]). The game loop over plies is
 //! [`crate::validate`]'s; [`super::tokens`] uses the same check for one move per position.
 
-use std::collections::HashMap;
-
 use datafusion::arrow::array::RecordBatch;
 
 use crate::chess::san::SanToken;
 use crate::error::Result;
-use crate::stages::rows::{replay_verdicts, zeroed};
+use crate::stages::rows::replay_verdicts;
 use crate::stages::{InputTable, Pipeline, Stage, tables};
 
 /// One ply of replay: `states` (`replay_states` rows) and one SAN or castling token per
-/// position; gives, per position whose token stands for exactly one legal move, whether that
-/// move is zeroing and whether the position has a legal en passant capture, and the
-/// `replay_states` rows after those moves (stage `replay_next`).
+/// position; gives, per position whose token stands for exactly one legal move (in no
+/// particular order), its position_id and whether the position has a legal en passant
+/// capture, and the `replay_states` rows after those moves (stage `replay_next`; whether each
+/// move was zeroing: [`crate::stages::rows::zeroed`] of them).
 ///
 /// Errors: pipeline failures only.
 pub(crate) async fn step(
     p: &Pipeline,
     states: Vec<RecordBatch>,
     tokens: &[(u64, &SanToken)],
-) -> Result<(HashMap<u64, (bool, bool)>, Vec<RecordBatch>)> {
+) -> Result<(Vec<(u64, bool)>, Vec<RecordBatch>)> {
     p.set_table(
         InputTable::ReplayTokens,
         vec![tables::replay_tokens_batch(&states, tokens)?],
@@ -39,12 +38,7 @@ pub(crate) async fn step(
     p.run(Stage::ReplayMoves).await?;
     let ep_legal = replay_verdicts(&p.run(Stage::ReplayVerdicts).await?)?;
     let next = p.run(Stage::ReplayNext).await?;
-    let zeroed = zeroed(&next)?;
-    let accepted = ep_legal
-        .into_iter()
-        .map(|(id, ep)| (id, (zeroed.get(&id).copied().unwrap_or(false), ep)))
-        .collect();
-    Ok((accepted, next))
+    Ok((ep_legal, next))
 }
 
 /// Whether replay checks this token itself (SAN moves, castling and moves naming their

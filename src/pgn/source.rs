@@ -168,6 +168,48 @@ impl<R: BufRead> Source<R> {
         Ok(Some(b))
     }
 
+    /// Consumes the bytes before the first one that is not ASCII, is a carriage return or
+    /// `stop`s, straight from the buffer, appending them to `out` (if given): for those
+    /// bytes, what [`Source::bump`] does one at a time. Consumes nothing while bytes given
+    /// back or a begun UTF-8 sequence wait for `bump`.
+    ///
+    /// Errors: the reader's.
+    pub(super) fn take_ascii(
+        &mut self,
+        mut out: Option<&mut Vec<u8>>,
+        stop: impl Fn(u8) -> bool,
+    ) -> io::Result<()> {
+        if !self.pushback.is_empty() || self.utf8.need != 0 {
+            return Ok(());
+        }
+        loop {
+            let buf = match self.inner.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let n = buf
+                .iter()
+                .position(|&b| !b.is_ascii() || b == b'\r' || stop(b))
+                .unwrap_or(buf.len());
+            let Some(&last) = n.checked_sub(1).and_then(|i| buf.get(i)) else {
+                return Ok(());
+            };
+            let (run, whole) = (&buf[..n], n == buf.len());
+            if let Some(out) = out.as_deref_mut() {
+                out.extend_from_slice(run);
+            }
+            if let Some(raw) = &mut self.raw {
+                raw.extend_from_slice(run);
+            }
+            self.at_line_start = last == b'\n';
+            self.inner.consume(n);
+            if !whole {
+                return Ok(());
+            }
+        }
+    }
+
     /// Bytes kept of the current game so far (0 when the text is not kept).
     pub(super) fn raw_len(&self) -> usize {
         self.raw.as_ref().map_or(0, Vec::len)
@@ -197,6 +239,7 @@ impl<R: BufRead> Source<R> {
     /// `false` if the input ends first.
     pub(super) fn skip_comment(&mut self, mut keep: Option<&mut Vec<u8>>) -> io::Result<bool> {
         loop {
+            self.take_ascii(keep.as_deref_mut(), |b| b == b'}')?;
             match self.bump()? {
                 None => return Ok(false),
                 Some(b'}') => return Ok(true),
@@ -222,6 +265,7 @@ impl<R: BufRead> Source<R> {
         if let Some(b) = self.bump()? {
             token.push(b);
         }
+        self.take_ascii(Some(&mut token), ends_token)?;
         while let Some(b) = self.peek()? {
             if ends_token(b) {
                 break;
@@ -243,8 +287,10 @@ impl<R: BufRead> Source<R> {
         };
         self.skip_inline_space()?;
         let mut name = Vec::new();
+        let ends_name = |b| b == b'\n' || b == b'"' || b == b'[' || b == b']' || is_inline_space(b);
+        self.take_ascii(Some(&mut name), ends_name)?;
         while let Some(b) = self.peek()? {
-            if b == b'\n' || b == b'"' || b == b'[' || b == b']' || is_inline_space(b) {
+            if ends_name(b) {
                 break;
             }
             name.push(b);
@@ -272,6 +318,7 @@ impl<R: BufRead> Source<R> {
         }
         let mut value = Vec::new();
         loop {
+            self.take_ascii(Some(&mut value), |b| matches!(b, b'"' | b'\n' | b'\\'))?;
             match self.peek()? {
                 None => return Ok(truncated(None)),
                 Some(b'"') => {

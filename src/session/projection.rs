@@ -7,7 +7,7 @@
 //! ply's time when few games are left in play. [`lean_projections`] puts a
 //! [`StageProjectionExec`] in place of every `ProjectionExec` of a stage's plan: the same
 //! expressions evaluated by the same [`Projector`], with the operator's baseline metrics
-//! (`output_rows`, `elapsed_compute`) only.
+//! (`output_rows`, `output_batches`, `elapsed_compute`) only.
 
 use std::fmt;
 use std::pin::Pin;
@@ -171,7 +171,18 @@ impl Stream for ProjectionStream {
                 batch.and_then(|b| self.projector.project_batch(&b))
             })
         });
-        self.metrics.record_poll(out)
+        // rows and batches counted, not bytes: `BaselineMetrics::record_poll` walks every
+        // buffer of every output column for them (`get_record_batch_memory_size`), a few
+        // per cent of a replay step with its hundreds of columns
+        match &out {
+            Poll::Ready(Some(Ok(b))) => {
+                self.metrics.record_output(b.num_rows());
+                self.metrics.output_batches().add(1);
+            }
+            Poll::Ready(_) => self.metrics.done(),
+            Poll::Pending => {}
+        }
+        out
     }
 }
 

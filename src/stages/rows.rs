@@ -100,8 +100,11 @@ crate::table_row! {
     }
 }
 
-/// Per game whose move was accepted: whether its position has a legal en passant capture.
-pub(crate) fn replay_verdicts(batches: &[RecordBatch]) -> Result<HashMap<u64, bool>> {
+/// Per game whose move was accepted, in row order: its position_id and whether its position
+/// has a legal en passant capture.
+///
+/// Errors: [`crate::Error::Session`] when a column is missing.
+pub(crate) fn replay_verdicts(batches: &[RecordBatch]) -> Result<Vec<(u64, bool)>> {
     Ok(ReplayVerdict::read_rows(batches)?
         .into_iter()
         .filter(|v| v.accepted == Some(true))
@@ -110,17 +113,18 @@ pub(crate) fn replay_verdicts(batches: &[RecordBatch]) -> Result<HashMap<u64, bo
 }
 
 /// Per position of a batch with the columns `position_id` and `halfmove_clock` (a position
-/// after a move: `next_positions`, `replay_next`): whether the move reset the halfmove clock
-/// (a pawn move or a capture, FIDE art. 9.3, decided by rule `after_move` of plans/rules/).
+/// after a move: `next_positions`, `replay_next`), in row order: its position_id and whether
+/// the move reset the halfmove clock (a pawn move or a capture, FIDE art. 9.3, decided by rule
+/// `after_move` of plans/rules/).
 ///
 /// Errors: [`crate::Error::Session`] when a column is missing.
-pub(crate) fn zeroed(batches: &[RecordBatch]) -> Result<HashMap<u64, bool>> {
-    let mut out = HashMap::new();
+pub(crate) fn zeroed(batches: &[RecordBatch]) -> Result<Vec<(u64, bool)>> {
+    let mut out = Vec::with_capacity(batches.iter().map(RecordBatch::num_rows).sum());
     for b in batches {
         let id = read::primitive::<UInt64Type>(b, "position_id")?;
         let clock = read::primitive::<Int32Type>(b, "halfmove_clock")?;
         for i in 0..b.num_rows() {
-            out.insert(id.value(i), clock.is_valid(i) && clock.value(i) == 0);
+            out.push((id.value(i), clock.is_valid(i) && clock.value(i) == 0));
         }
     }
     Ok(out)

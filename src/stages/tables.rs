@@ -275,23 +275,42 @@ pub fn replay_tokens_batch(
     use datafusion::arrow::compute::{concat_batches, take};
     let states_schema = replay_states_schema();
     let states = concat_batches(&states_schema, states)?;
-    let ids: &UInt64Array = column(&states, "position_id")?;
-    let row_of: std::collections::HashMap<u64, u32> = ids
-        .values()
+    let ids = column::<UInt64Array>(&states, "position_id")?.values();
+    // the row of each token's position: callers give the tokens in the order of their
+    // positions' rows, which one pass over both finds; any other order is looked up
+    let mut rows = ids.iter().enumerate();
+    let in_order: Option<Vec<u32>> = tokens
         .iter()
-        .enumerate()
-        .map(|(row, id)| (*id, row as u32))
+        .map(|(id, _)| rows.find(|(_, r)| *r == id).map(|(row, _)| row as u32))
         .collect();
-    // the tokens of positions in `states`, and the row of each one's position
-    let (state_rows, kept): (Vec<u32>, Vec<(u64, &SanToken)>) = tokens
-        .iter()
-        .filter_map(|&(id, t)| Some((*row_of.get(&id)?, (id, t))))
-        .unzip();
-    let state_rows = datafusion::arrow::array::UInt32Array::from(state_rows);
-    let mut columns = vec![];
-    for c in states.columns() {
-        columns.push(take(c, &state_rows, None)?);
-    }
+    let (state_rows, kept): (Vec<u32>, Vec<(u64, &SanToken)>) = match in_order {
+        Some(rows) => (rows, tokens.to_vec()),
+        None => {
+            let row_of: std::collections::HashMap<u64, u32> = ids
+                .iter()
+                .enumerate()
+                .map(|(row, id)| (*id, row as u32))
+                .collect();
+            tokens
+                .iter()
+                .filter_map(|&(id, t)| Some((*row_of.get(&id)?, (id, t))))
+                .unzip()
+        }
+    };
+    // every row, in order: the states' columns as they are
+    let every_row = state_rows.len() == states.num_rows()
+        && state_rows.iter().enumerate().all(|(i, r)| *r as usize == i);
+    let columns = if every_row {
+        states.columns().to_vec()
+    } else {
+        let state_rows = datafusion::arrow::array::UInt32Array::from(state_rows);
+        states
+            .columns()
+            .iter()
+            .map(|c| take(c, &state_rows, None))
+            .collect::<std::result::Result<Vec<_>, _>>()?
+    };
+    let mut columns = columns;
     columns.extend(tokens_to_batch(&kept)?.columns().iter().skip(1).cloned());
     Ok(RecordBatch::try_new(replay_tokens_schema(), columns)?)
 }
@@ -693,6 +712,14 @@ type TokenColumns = (
     Option<bool>,
 );
 
+/// Appends a one-letter string (or NULL) without allocating one.
+fn append_char(builder: &mut StringBuilder, c: Option<char>) {
+    match c {
+        Some(c) => builder.append_value(c.encode_utf8(&mut [0; 4])),
+        None => builder.append_null(),
+    }
+}
+
 /// Builds the `tokens` batch: one lexed move token per position. Kinds: `piece` (SAN with a
 /// piece letter), `pawn` (SAN pawn move), `square` (full origin square without piece letter:
 /// UCI and long algebraic), `castle`, `null`.
@@ -745,11 +772,11 @@ pub fn tokens_to_batch(tokens: &[(u64, &SanToken)]) -> Result<RecordBatch> {
             SanToken::Null => ("null", None, None, None, None, None, None),
         };
         kind.append_value(k);
-        piece.append_option(p.map(String::from));
+        append_char(&mut piece, p);
         ff.append_option(f.map(i32::from));
         fr.append_option(r.map(i32::from));
         to.append_option(sq.map(i32::from));
-        promo.append_option(pr.map(String::from));
+        append_char(&mut promo, pr);
         long.append_option(l);
     }
     Ok(RecordBatch::try_new(

@@ -163,7 +163,9 @@ impl Run<'_> {
         p.set_table(InputTable::ChosenMoves, moves).await?;
         p.run_all(APPLY).await?;
         // whether each move reset the halfmove clock: the position after it says
-        let zeroing_of = zeroed(&p.table(Stage::NextPositions).await?)?;
+        let zeroing_of: HashMap<u64, bool> = zeroed(&p.table(Stage::NextPositions).await?)?
+            .into_iter()
+            .collect();
         let index: HashMap<u64, usize> = self
             .live
             .iter()

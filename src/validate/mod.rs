@@ -37,7 +37,7 @@ pub(crate) use prefixes::{PrefixPlies, replay_prefixes};
 pub use report::{ErrorKind, GameReport, PlyRow};
 pub(crate) use report::{NULL_UCI, fen_of};
 pub use setup::{StartError, Variant, is_standard_start, start_position};
-pub use validator::Validator;
+pub use validator::{Validator, Workers};
 
 use crate::chess::outcome::History;
 use crate::chess::setup::Setup;

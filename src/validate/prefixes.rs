@@ -180,13 +180,14 @@ async fn play_tree(engine: &Engine, nodes: &mut [Node<'_>]) -> Result<()> {
         }
         let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
         let (accepted, next) = step(p, vec![fork(&states, &rows, &tokens)?], &pairs).await?;
+        let accepted: HashMap<u64, bool> = accepted.into_iter().collect();
         let mut named: HashMap<u64, ReplayPly> =
             ReplayPly::read_rows(&p.run(Stage::ReplayPlies).await?)?
                 .into_iter()
                 .map(|r| (r.position_id, r))
                 .collect();
         for ((c, _), &row) in tokens.iter().zip(&rows) {
-            let Some(&(_, ep_legal)) = accepted.get(c) else {
+            let Some(&ep_legal) = accepted.get(c) else {
                 continue;
             };
             let replayed = ply_of(named.remove(c), before.get(row as usize), ep_legal)

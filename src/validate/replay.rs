@@ -24,7 +24,7 @@ use crate::chess::setup::Setup;
 use crate::engine::replay::{replayable, step};
 use crate::error::{Error, Result};
 use crate::session::read::{self, Row};
-use crate::stages::rows::{ReplayPly, repetition_keys};
+use crate::stages::rows::{ReplayPly, repetition_keys, zeroed};
 use crate::stages::{Pipeline, Stage, tables};
 
 use super::PlyRow;
@@ -116,9 +116,14 @@ pub(crate) async fn replay(
         }
         let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
         let (verdicts, next) = step(p, states.clone(), &pairs).await?;
-        for (slot, v) in verdicts {
+        for (slot, ep_legal) in verdicts {
             if let Some(a) = accepted.get_mut(slot as usize) {
-                *a = Some(v);
+                *a = Some((false, ep_legal));
+            }
+        }
+        for (slot, zeroing) in zeroed(&next)? {
+            if let Some(Some(a)) = accepted.get_mut(slot as usize) {
+                a.0 = zeroing;
             }
         }
         if plies {

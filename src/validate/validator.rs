@@ -1,5 +1,8 @@
 //! Validation on several pipelines at once, one OS thread each ([`Validator`]).
 
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, mpsc};
+
 use crate::engine::{Engine, thread_runtime};
 use crate::error::{Error, Result};
 use crate::pgn::RawGame;
@@ -126,6 +129,186 @@ impl Validator {
             }
             first_error.map_or(Ok(()), Err)
         })
+    }
+}
+
+/// Chunks of games validated one per free pipeline, on [`Validator::workers`]' threads, and
+/// their results handed back in the order the chunks were submitted: a pipeline that is done
+/// with its chunk takes the next one while the others still run theirs (no pipeline waits
+/// for the longest game of another's chunk), and the chunks are read on the calling thread
+/// while the pipelines run.
+///
+/// At most one chunk per pipeline is validated at once and [`Workers::submit`] waits for a
+/// free pipeline: the calling thread holds one more chunk, the one it reads.
+pub struct Workers<'scope, 'g, T> {
+    /// The chunks for the threads, with their numbers; `None` once every chunk is sent.
+    chunks: Option<mpsc::SyncSender<Chunk<'g>>>,
+    results: mpsc::Receiver<(usize, Result<T>)>,
+    threads: Vec<std::thread::ScopedJoinHandle<'scope, ()>>,
+    /// Chunks submitted and results handed back so far.
+    submitted: usize,
+    consumed: usize,
+    /// Results that came before those of an earlier chunk.
+    waiting: BTreeMap<usize, Result<T>>,
+}
+
+/// A chunk of games and its number.
+type Chunk<'g> = (usize, Vec<(&'g str, RawGame)>);
+
+impl Validator {
+    /// [`Workers`] on `scope`: one thread per pipeline, each validating whole chunks with
+    /// [`validate_games_with`] and turning each chunk's [`Validation`] into a `T` by `finish`
+    /// (given the chunk's games too), on that thread.
+    pub fn workers<'scope, 'env, 'g: 'scope, T: Send + 'scope>(
+        &'env self,
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        options: ValidateOptions,
+        finish: &'env (impl Fn(Validation, &[(&'g str, RawGame)]) -> Result<T> + Sync),
+    ) -> Workers<'scope, 'g, T> {
+        // a chunk goes to a thread only when one is free
+        let (chunks, taken) = mpsc::sync_channel::<Chunk<'g>>(0);
+        let taken = Arc::new(Mutex::new(taken));
+        let (done, results) = mpsc::channel();
+        let threads = self
+            .engines
+            .iter()
+            .map(|engine| {
+                let (taken, done) = (taken.clone(), done.clone());
+                scope.spawn(move || {
+                    let runtime = thread_runtime();
+                    loop {
+                        let next = match taken.lock() {
+                            Ok(r) => r.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok((number, games)) = next else {
+                            return;
+                        };
+                        let result = match &runtime {
+                            Ok(rt) => rt
+                                .block_on(validate_games_with(engine, &games, options))
+                                .and_then(|v| finish(v, &games)),
+                            Err(e) => Err(Error::Internal(format!(
+                                "a validation thread's runtime did not start: {e}"
+                            ))),
+                        };
+                        if done.send((number, result)).is_err() {
+                            return;
+                        }
+                    }
+                })
+            })
+            .collect();
+        Workers {
+            chunks: Some(chunks),
+            results,
+            threads,
+            submitted: 0,
+            consumed: 0,
+            waiting: BTreeMap::new(),
+        }
+    }
+}
+
+impl<'g, T> Workers<'_, 'g, T> {
+    /// Hands `games` to the next free pipeline (waiting for one), after handing the results
+    /// that are ready, in order, to `consume`.
+    ///
+    /// Errors: the first error of a chunk or of `consume`; [`Error::Internal`] when the
+    /// threads are gone (one panicked).
+    pub fn submit(
+        &mut self,
+        games: Vec<(&'g str, RawGame)>,
+        consume: &mut impl FnMut(T) -> Result<()>,
+    ) -> Result<()> {
+        while let Ok((number, result)) = self.results.try_recv() {
+            self.waiting.insert(number, result);
+        }
+        self.consume_ready(consume)?;
+        if games.is_empty() {
+            return Ok(());
+        }
+        let sent = self
+            .chunks
+            .as_ref()
+            .map(|c| c.send((self.submitted, games)).is_ok());
+        if sent != Some(true) {
+            return Err(Error::Internal("the validation threads are gone".into()));
+        }
+        self.submitted += 1;
+        Ok(())
+    }
+
+    /// [`Workers::submit`] of `games` cut into one share per pipeline, about the same number
+    /// of move tokens each (the last games of the input: every pipeline gets some).
+    ///
+    /// Errors: as [`Workers::submit`].
+    pub fn submit_shared(
+        &mut self,
+        mut games: Vec<(&'g str, RawGame)>,
+        consume: &mut impl FnMut(T) -> Result<()>,
+    ) -> Result<()> {
+        let lengths: Vec<usize> = shares(&games, self.threads.len())
+            .iter()
+            .map(|s| s.len())
+            .collect();
+        // the shares cut from the end: the last one first
+        let mut cut: Vec<Vec<(&'g str, RawGame)>> = lengths
+            .iter()
+            .rev()
+            .map(|n| games.split_off(games.len().saturating_sub(*n)))
+            .collect();
+        while let Some(share) = cut.pop() {
+            self.submit(share, consume)?;
+        }
+        Ok(())
+    }
+
+    /// Waits for every submitted chunk and hands their results, in order, to `consume`; the
+    /// threads end.
+    ///
+    /// Errors: as [`Workers::submit`]; [`Error::Internal`] when a thread panicked.
+    pub fn finish(mut self, consume: &mut impl FnMut(T) -> Result<()>) -> Result<()> {
+        self.chunks = None;
+        while self.consumed < self.submitted {
+            self.consume_ready(consume)?;
+            if self.consumed == self.submitted {
+                break;
+            }
+            match self.results.recv() {
+                Ok((number, result)) => {
+                    self.waiting.insert(number, result);
+                }
+                Err(_) => break,
+            }
+        }
+        let mut panicked = false;
+        for t in self.threads {
+            panicked |= t.join().is_err();
+        }
+        if panicked || self.consumed < self.submitted {
+            return Err(Error::Internal("a validation thread panicked".into()));
+        }
+        Ok(())
+    }
+
+    /// Stops after an error: no further chunk is taken, the chunks in progress are finished
+    /// and their results dropped.
+    pub fn stop(mut self) {
+        self.chunks = None;
+        for t in self.threads {
+            // a panic was an error already reported, or is one no longer wanted
+            let _ = t.join();
+        }
+    }
+
+    /// Hands the results that follow those handed so far to `consume`.
+    fn consume_ready(&mut self, consume: &mut impl FnMut(T) -> Result<()>) -> Result<()> {
+        while let Some(result) = self.waiting.remove(&self.consumed) {
+            self.consumed += 1;
+            consume(result?)?;
+        }
+        Ok(())
     }
 }
 

@@ -75,6 +75,11 @@ const BATCH: usize = 20_000;
 /// written (0.9 GB peak at 10,000 on the bench file, 1.4 GB at 20,000).
 const BATCH_WITH_PLIES: usize = 10_000;
 
+/// The pipelines' Arrow batch size at most (rows): a chunk of up to this many games runs
+/// each replay step as one batch, not two of DataFusion's default 8,192 rows (on 30 MB of
+/// the bench file 0.976 of the time, BENCHMARKS.md).
+const STEP_ROWS: usize = 16_384;
+
 /// What each report format writes (`--help`).
 fn format_help(f: Format) -> &'static str {
     match f {
@@ -93,6 +98,22 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
     let profile_chart = match &args.profile_out {
         Some(path) => Some((ProfileChart::prepare(path)?, path)),
         None => None,
+    };
+    let batch = args
+        .batch
+        .unwrap_or(if args.plies.is_some() {
+            BATCH_WITH_PLIES
+        } else {
+            BATCH
+        })
+        .max(1);
+    // a batch is shared out between the pipelines as chunks, each validated by whichever
+    // pipeline is free: none waits for the longest game of another's chunk
+    let chunk = batch.div_ceil(config.target_partitions.max(1));
+    // a replay step of a chunk in one Arrow batch (up to STEP_ROWS rows)
+    let config = PipelineConfig {
+        batch_size: config.batch_size.max(chunk.min(STEP_ROWS)),
+        ..config
     };
     let validator = Validator::new(config.target_partitions, config).await?;
     let format = match (&args.out, args.format) {
@@ -144,18 +165,6 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
     let mut summary = Summary::default();
     let mut io_errors = 0u64;
     let mut failure: Option<Error> = None;
-    let batch = args
-        .batch
-        .unwrap_or(if args.plies.is_some() {
-            BATCH_WITH_PLIES
-        } else {
-            BATCH
-        })
-        .max(1);
-    // a batch is shared out between the pipelines as chunks, each validated by whichever
-    // pipeline is free: none waits for the longest game of another's chunk
-    let threads = validator.engines().len().max(1);
-    let chunk = batch.div_ceil(threads);
     let options = ValidateOptions::with_plies(plies.is_some());
     let report_batches = sink.takes_batches();
     let with_page = page.is_some();

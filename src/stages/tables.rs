@@ -300,7 +300,7 @@ pub fn replay_tokens_batch(
     // every row, in order: the states' columns as they are
     let every_row = state_rows.len() == states.num_rows()
         && state_rows.iter().enumerate().all(|(i, r)| *r as usize == i);
-    let columns = if every_row {
+    let mut columns = if every_row {
         states.columns().to_vec()
     } else {
         let state_rows = datafusion::arrow::array::UInt32Array::from(state_rows);
@@ -310,7 +310,6 @@ pub fn replay_tokens_batch(
             .map(|c| take(c, &state_rows, None))
             .collect::<std::result::Result<Vec<_>, _>>()?
     };
-    let mut columns = columns;
     columns.extend(tokens_to_batch(&kept)?.columns().iter().skip(1).cloned());
     Ok(RecordBatch::try_new(replay_tokens_schema(), columns)?)
 }

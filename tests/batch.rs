@@ -636,9 +636,7 @@ fn workers_hand_back_chunks_in_submission_order() {
         };
         // chunks of 3 games, then the last 5 shared out between both pipelines
         for chunk in games[..15].chunks(3) {
-            workers
-                .submit(chunk.to_vec(), &mut consume)
-                .expect("submit");
+            workers.submit(chunk.into(), &mut consume).expect("submit");
         }
         workers
             .submit_shared(games[15..].to_vec(), &mut consume)
@@ -661,7 +659,7 @@ fn workers_hand_back_chunks_in_submission_order() {
             Err(sqlchess::Error::Internal("the writer failed".into()))
         };
         for chunk in games.chunks(4) {
-            if let Err(e) = workers.submit(chunk.to_vec(), &mut consume) {
+            if let Err(e) = workers.submit(chunk.into(), &mut consume) {
                 workers.stop();
                 return Err(e);
             }

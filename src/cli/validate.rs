@@ -1,6 +1,7 @@
 //! `sqlchess validate`: PGN games read, validated and written a chunk at a time (each chunk
 //! on whichever pipeline is free), with a progress bar and a summary on stderr.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -66,13 +67,13 @@ pub struct Args {
 
 /// Games in play at once by default. A chunk's replay runs one step per ply of its longest
 /// game, most of them over the few games still in play, at a cost per step that hardly
-/// depends on the rows: twice as many games per chunk halve those steps per game. On 100 MB of the
-/// bench file, 20,000 games a batch take 0.85 of the time of 10,000 and peak at 0.6 GB
-/// instead of 0.36 GB (BENCHMARKS.md).
+/// depends on the rows: twice as many games per chunk halve those steps per game. On 100 MB
+/// of the bench file, 20,000 games in play take 0.85 of the time of 10,000 and peak at
+/// 0.6 GB instead of 0.36 GB (BENCHMARKS.md).
 const BATCH: usize = 20_000;
 
-/// Games per batch by default with `--plies`: their ply rows are held until the batch is
-/// written (0.9 GB peak at 10,000 on the bench file, 1.4 GB at 20,000).
+/// Games in play at once by default with `--plies`: their ply rows are held until their
+/// chunk is written (0.9 GB peak at 10,000 on the bench file, 1.4 GB at 20,000).
 const BATCH_WITH_PLIES: usize = 10_000;
 
 /// The pipelines' Arrow batch size at most (rows): a chunk of up to this many games runs
@@ -204,7 +205,7 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
     let mut unread: Vec<(String, String)> = vec![];
     std::thread::scope(|scope| {
         let mut workers = validator.workers(scope, options, &finish);
-        let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(chunk.min(65_536));
+        let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(chunk);
         'inputs: for input in &inputs {
             let reader = match input.open(&bytes) {
                 Ok(r) => r,
@@ -235,8 +236,8 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
                     break 'inputs;
                 }
                 if games.len() >= chunk {
-                    let full = std::mem::replace(&mut games, Vec::with_capacity(chunk.min(65_536)));
-                    if let Err(e) = workers.submit(full, &mut consume) {
+                    let full = std::mem::replace(&mut games, Vec::with_capacity(chunk));
+                    if let Err(e) = workers.submit(Cow::Owned(full), &mut consume) {
                         failure = Some(e);
                         break 'inputs;
                     }

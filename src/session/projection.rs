@@ -153,6 +153,15 @@ impl ExecutionPlan for StageProjectionExec {
     }
 }
 
+/// Counts an operator's output batch in its baseline metrics: rows and batches, not bytes.
+/// DataFusion's `BaselineMetrics::record_poll` also counts bytes, walking every buffer of
+/// every column (`get_record_batch_memory_size`): a few per cent of a replay step with its
+/// hundreds of columns.
+pub(crate) fn count_output(metrics: &BaselineMetrics, batch: &RecordBatch) {
+    metrics.record_output(batch.num_rows());
+    metrics.output_batches().add(1);
+}
+
 /// The batches of a [`StageProjectionExec`]'s input, projected.
 struct ProjectionStream {
     input: SendableRecordBatchStream,
@@ -171,14 +180,8 @@ impl Stream for ProjectionStream {
                 batch.and_then(|b| self.projector.project_batch(&b))
             })
         });
-        // rows and batches counted, not bytes: `BaselineMetrics::record_poll` walks every
-        // buffer of every output column for them (`get_record_batch_memory_size`), a few
-        // per cent of a replay step with its hundreds of columns
         match &out {
-            Poll::Ready(Some(Ok(b))) => {
-                self.metrics.record_output(b.num_rows());
-                self.metrics.output_batches().add(1);
-            }
+            Poll::Ready(Some(Ok(b))) => count_output(&self.metrics, b),
             Poll::Ready(_) => self.metrics.done(),
             Poll::Pending => {}
         }

@@ -262,12 +262,13 @@ pub fn replay_tokens_schema() -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-/// Builds the `replay_tokens` batch: each token's row of `states` (`replay_states` rows,
-/// found by `position_id`) with the token's columns beside it; tokens of a position not in
-/// `states` are left out.
+/// Builds the `replay_tokens` batch: each token's row of `states` (`replay_states` rows)
+/// with the token's columns beside it. The tokens come in the order of their positions' rows
+/// (at most one per row; rows without a token are left out).
 ///
 /// Errors: [`Error::Schema`] when a batch of `states` lacks a column of `replay_states`;
-/// Arrow errors.
+/// [`Error::Internal`] when a token's position is not among the rows after the previous
+/// token's; Arrow errors.
 pub fn replay_tokens_batch(
     states: &[RecordBatch],
     tokens: &[(u64, &SanToken)],
@@ -276,31 +277,20 @@ pub fn replay_tokens_batch(
     let states_schema = replay_states_schema();
     let states = concat_batches(&states_schema, states)?;
     let ids = column::<UInt64Array>(&states, "position_id")?.values();
-    // the row of each token's position: callers give the tokens in the order of their
-    // positions' rows, which one pass over both finds; any other order is looked up
+    // one pass over both: the row of each token's position
     let mut rows = ids.iter().enumerate();
-    let in_order: Option<Vec<u32>> = tokens
+    let state_rows = tokens
         .iter()
-        .map(|(id, _)| rows.find(|(_, r)| *r == id).map(|(row, _)| row as u32))
-        .collect();
-    let (state_rows, kept): (Vec<u32>, Vec<(u64, &SanToken)>) = match in_order {
-        Some(rows) => (rows, tokens.to_vec()),
-        None => {
-            let row_of: std::collections::HashMap<u64, u32> = ids
-                .iter()
-                .enumerate()
-                .map(|(row, id)| (*id, row as u32))
-                .collect();
-            tokens
-                .iter()
-                .filter_map(|&(id, t)| Some((*row_of.get(&id)?, (id, t))))
-                .unzip()
-        }
-    };
-    // every row, in order: the states' columns as they are
-    let every_row = state_rows.len() == states.num_rows()
-        && state_rows.iter().enumerate().all(|(i, r)| *r as usize == i);
-    let mut columns = if every_row {
+        .map(|(id, _)| {
+            rows.find(|(_, r)| *r == id)
+                .map(|(row, _)| row as u32)
+                .ok_or_else(|| {
+                    Error::Internal(format!("replay tokens: position {id} out of row order"))
+                })
+        })
+        .collect::<Result<Vec<u32>>>()?;
+    // every row has a token: the states' columns as they are
+    let mut columns = if state_rows.len() == states.num_rows() {
         states.columns().to_vec()
     } else {
         let state_rows = datafusion::arrow::array::UInt32Array::from(state_rows);
@@ -310,7 +300,7 @@ pub fn replay_tokens_batch(
             .map(|c| take(c, &state_rows, None))
             .collect::<std::result::Result<Vec<_>, _>>()?
     };
-    columns.extend(tokens_to_batch(&kept)?.columns().iter().skip(1).cloned());
+    columns.extend(tokens_to_batch(tokens)?.columns().iter().skip(1).cloned());
     Ok(RecordBatch::try_new(replay_tokens_schema(), columns)?)
 }
 

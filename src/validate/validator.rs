@@ -1,5 +1,6 @@
 //! Validation on several pipelines at once, one OS thread each ([`Validator`]).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, mpsc};
 
@@ -99,36 +100,72 @@ impl Validator {
         finish: impl Fn(Validation) -> Result<T> + Sync,
         mut consume: impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
-        let shares = shares(games, self.engines.len());
-        let finish = &finish;
+        let finish = |v: Validation, _: &[(&str, RawGame)]| finish(v);
         std::thread::scope(|scope| {
-            let handles: Vec<_> = shares
-                .iter()
-                .zip(&self.engines)
-                .map(|(share, engine)| {
-                    scope.spawn(move || {
-                        let v = thread_runtime()?
-                            .block_on(validate_games_with(engine, share, options))?;
-                        finish(v)
-                    })
-                })
-                .collect();
-            // every thread is joined, also after an error
-            let mut first_error = None;
-            for h in handles {
-                let r =
-                    joined(h.join(), "a validation thread panicked").and_then(
-                        |t| match first_error {
-                            None => consume(t),
-                            Some(_) => Ok(()),
-                        },
-                    );
-                if let Err(e) = r {
-                    first_error.get_or_insert(e);
+            let mut workers = self.workers(scope, options, &finish);
+            for share in shares(games, self.engines.len()) {
+                if let Err(e) = workers.submit(Cow::Borrowed(share), &mut consume) {
+                    workers.stop();
+                    return Err(e);
                 }
             }
-            first_error.map_or(Ok(()), Err)
+            workers.finish(&mut consume)
         })
+    }
+
+    /// [`Workers`] on `scope`: one thread per pipeline, each validating whole chunks with
+    /// [`validate_games_with`] and turning each chunk's [`Validation`] into a `T` by `finish`
+    /// (given the chunk's games too), on that thread.
+    pub fn workers<'scope, 'env, 'g: 'scope, T: Send + 'scope>(
+        &'env self,
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        options: ValidateOptions,
+        finish: &'env (impl Fn(Validation, &[(&'g str, RawGame)]) -> Result<T> + Sync),
+    ) -> Workers<'scope, 'g, T> {
+        // a chunk goes to a thread only when one is free
+        let (chunks, taken) = mpsc::sync_channel::<Chunk<'g>>(0);
+        let taken = Arc::new(Mutex::new(taken));
+        let (done, results) = mpsc::channel();
+        let threads = self
+            .engines
+            .iter()
+            .map(|engine| {
+                let (taken, done) = (taken.clone(), done.clone());
+                scope.spawn(move || {
+                    let mut runtime = None;
+                    loop {
+                        let next = match taken.lock() {
+                            Ok(r) => r.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok((number, games)) = next else {
+                            return;
+                        };
+                        let result = match runtime.take().map_or_else(thread_runtime, Ok) {
+                            Ok(rt) => {
+                                let r = rt
+                                    .block_on(validate_games_with(engine, &games, options))
+                                    .and_then(|v| finish(v, &games));
+                                runtime = Some(rt);
+                                r
+                            }
+                            Err(e) => Err(e),
+                        };
+                        if done.send((number, result)).is_err() {
+                            return;
+                        }
+                    }
+                })
+            })
+            .collect();
+        Workers {
+            chunks: Some(chunks),
+            results,
+            threads,
+            submitted: 0,
+            consumed: 0,
+            waiting: BTreeMap::new(),
+        }
     }
 }
 
@@ -152,73 +189,19 @@ pub struct Workers<'scope, 'g, T> {
     waiting: BTreeMap<usize, Result<T>>,
 }
 
-/// A chunk of games and its number.
-type Chunk<'g> = (usize, Vec<(&'g str, RawGame)>);
-
-impl Validator {
-    /// [`Workers`] on `scope`: one thread per pipeline, each validating whole chunks with
-    /// [`validate_games_with`] and turning each chunk's [`Validation`] into a `T` by `finish`
-    /// (given the chunk's games too), on that thread.
-    pub fn workers<'scope, 'env, 'g: 'scope, T: Send + 'scope>(
-        &'env self,
-        scope: &'scope std::thread::Scope<'scope, 'env>,
-        options: ValidateOptions,
-        finish: &'env (impl Fn(Validation, &[(&'g str, RawGame)]) -> Result<T> + Sync),
-    ) -> Workers<'scope, 'g, T> {
-        // a chunk goes to a thread only when one is free
-        let (chunks, taken) = mpsc::sync_channel::<Chunk<'g>>(0);
-        let taken = Arc::new(Mutex::new(taken));
-        let (done, results) = mpsc::channel();
-        let threads = self
-            .engines
-            .iter()
-            .map(|engine| {
-                let (taken, done) = (taken.clone(), done.clone());
-                scope.spawn(move || {
-                    let runtime = thread_runtime();
-                    loop {
-                        let next = match taken.lock() {
-                            Ok(r) => r.recv(),
-                            Err(_) => return,
-                        };
-                        let Ok((number, games)) = next else {
-                            return;
-                        };
-                        let result = match &runtime {
-                            Ok(rt) => rt
-                                .block_on(validate_games_with(engine, &games, options))
-                                .and_then(|v| finish(v, &games)),
-                            Err(e) => Err(Error::Internal(format!(
-                                "a validation thread's runtime did not start: {e}"
-                            ))),
-                        };
-                        if done.send((number, result)).is_err() {
-                            return;
-                        }
-                    }
-                })
-            })
-            .collect();
-        Workers {
-            chunks: Some(chunks),
-            results,
-            threads,
-            submitted: 0,
-            consumed: 0,
-            waiting: BTreeMap::new(),
-        }
-    }
-}
+/// A chunk of games (owned, or borrowed from the caller) and its number.
+type Chunk<'g> = (usize, Cow<'g, [(&'g str, RawGame)]>);
 
 impl<'g, T> Workers<'_, 'g, T> {
     /// Hands `games` to the next free pipeline (waiting for one), after handing the results
     /// that are ready, in order, to `consume`.
     ///
-    /// Errors: the first error of a chunk or of `consume`; [`Error::Internal`] when the
-    /// threads are gone (one panicked).
+    /// Errors: the first error of a chunk (as [`super::validate_games`], or of `finish`;
+    /// [`Error::Io`] when a thread's runtime cannot start) or of `consume`;
+    /// [`Error::Internal`] when the threads are gone (one panicked).
     pub fn submit(
         &mut self,
-        games: Vec<(&'g str, RawGame)>,
+        games: Cow<'g, [(&'g str, RawGame)]>,
         consume: &mut impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
         while let Ok((number, result)) = self.results.try_recv() {
@@ -259,7 +242,7 @@ impl<'g, T> Workers<'_, 'g, T> {
             .map(|n| games.split_off(games.len().saturating_sub(*n)))
             .collect();
         while let Some(share) = cut.pop() {
-            self.submit(share, consume)?;
+            self.submit(Cow::Owned(share), consume)?;
         }
         Ok(())
     }

@@ -26,6 +26,7 @@ use datafusion::physical_plan::{
 use futures::StreamExt;
 
 use super::index::{StaticIndex, evaluate};
+use crate::session::projection::count_output;
 
 /// An inner equi-join (with or without a join filter) of a per-run input, its only child,
 /// with a static side held as a [`StaticIndex`]: the same rows, in the same output schema,
@@ -296,13 +297,10 @@ impl ExecutionPlan for StaticLookupExec {
             let out = batch.and_then(|b| lookup.join(&b, chunk));
             timer.done();
             let out: Vec<Result<RecordBatch>> = match out {
-                // rows and batches counted; not bytes, whose count walks every buffer of
-                // every column (`get_record_batch_memory_size`), once per batch per run
                 Ok(batches) => batches
                     .into_iter()
                     .map(|b| {
-                        metrics.record_output(b.num_rows());
-                        metrics.output_batches().add(1);
+                        count_output(&metrics, &b);
                         Ok(b)
                     })
                     .collect(),

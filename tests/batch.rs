@@ -670,6 +670,68 @@ fn workers_hand_back_chunks_in_submission_order() {
     assert_eq!(calls, 1, "nothing consumed after the first error");
 }
 
+/// `Workers::submit_held` holds the chunk read last back until the input ends: that chunk
+/// and the games after it are shared out between the pipelines (an input of one chunk and a
+/// few games is validated by both pipelines, not one), in shares no larger than the chunk,
+/// and `finish` shares out a chunk still held. The results come back in input order.
+#[test]
+fn workers_share_out_the_last_chunk_with_the_games_after_it() {
+    let games = sample_games();
+    let v = rt()
+        .block_on(Validator::new(2, PipelineConfig::default()))
+        .expect("validator");
+    let options = ValidateOptions::default();
+    let whole = v.validate(&games, options).expect("validate");
+    let run = |chunks: &[std::ops::Range<usize>], last: std::ops::Range<usize>| {
+        let mut seen: Vec<Vec<u64>> = vec![];
+        std::thread::scope(|scope| {
+            let mut workers = v.workers(scope, options, &|share, _| Ok(share.reports));
+            let mut consume = |reports: Vec<sqlchess::validate::GameReport>| {
+                seen.push(reports.iter().map(|r| r.game_index).collect());
+                Ok(())
+            };
+            for c in chunks {
+                workers
+                    .submit_held(games[c.clone()].to_vec(), &mut consume)
+                    .expect("submit_held");
+            }
+            if !last.is_empty() {
+                workers
+                    .submit_shared(games[last].to_vec(), &mut consume)
+                    .expect("submit_shared");
+            }
+            workers.finish(&mut consume).expect("finish");
+        });
+        seen
+    };
+    let indices = |r: std::ops::Range<usize>| -> Vec<u64> {
+        whole.reports[r].iter().map(|r| r.game_index).collect()
+    };
+    // one chunk of 18 games and 2 games after it: two shares of the 20, not 18 on one
+    // pipeline and one game on each
+    let seen = run(&[0..18], 18..20);
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert!(seen.iter().all(|s| s.len() >= 5), "{seen:?}");
+    assert_eq!(seen.concat(), indices(0..20));
+    // three chunks: the first two go as they are, the third is shared out with the rest
+    let seen = run(&[0..5, 5..10, 10..15], 15..20);
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    assert_eq!(seen[0], indices(0..5));
+    assert_eq!(seen[1], indices(5..10));
+    assert_eq!(seen.concat(), indices(0..20));
+    // no share larger than the chunk held (what a pipeline's memory is sized for): a chunk
+    // of 4 and 16 games after it make 5 shares, not 2 of 10
+    let seen = run(&[0..4], 4..20);
+    assert_eq!(seen.len(), 5, "{seen:?}");
+    assert_eq!(seen.concat(), indices(0..20));
+    // nothing after the chunk held (the input ended on a chunk, or Ctrl-C): `finish` shares
+    // it out
+    let seen = run(&[0..10, 10..20], 0..0);
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert_eq!(seen[0], indices(0..10));
+    assert_eq!(seen.concat(), indices(0..20));
+}
+
 /// python-chess 1.11.2 reads these `Variant` values as standard chess (any case); the game
 /// is checked, not reported `unsupported_variant` (issue: games silently left unchecked).
 /// Right values from python-chess: 2 legal plies, this final FEN, ongoing.

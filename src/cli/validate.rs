@@ -1,7 +1,6 @@
 //! `sqlchess validate`: PGN games read, validated and written a chunk at a time (each chunk
 //! on whichever pipeline is free), with a progress bar and a summary on stderr.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -236,16 +235,19 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
                     break 'inputs;
                 }
                 if games.len() >= chunk {
+                    // held back until the next chunk is read: the input's last chunk is
+                    // shared out with the games after it
                     let full = std::mem::replace(&mut games, Vec::with_capacity(chunk));
-                    if let Err(e) = workers.submit(Cow::Owned(full), &mut consume) {
+                    if let Err(e) = workers.submit_held(full, &mut consume) {
                         failure = Some(e);
                         break 'inputs;
                     }
                 }
             }
         }
-        // the last games, shared out between the pipelines (the games read since the last
-        // chunk are not validated after Ctrl-C)
+        // the last chunk and the games after it, shared out between the pipelines (the games
+        // read since the last chunk are not validated after Ctrl-C; `finish` shares out the
+        // last chunk alone)
         if failure.is_none()
             && !interrupt.requested()
             && let Err(e) = workers.submit_shared(games, &mut consume)

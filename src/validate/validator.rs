@@ -165,6 +165,7 @@ impl Validator {
             submitted: 0,
             consumed: 0,
             waiting: BTreeMap::new(),
+            held: None,
         }
     }
 }
@@ -176,7 +177,8 @@ impl Validator {
 /// while the pipelines run.
 ///
 /// At most one chunk per pipeline is validated at once and [`Workers::submit`] waits for a
-/// free pipeline: the calling thread holds one more chunk, the one it reads.
+/// free pipeline: the calling thread holds one more chunk, the one it reads, and with
+/// [`Workers::submit_held`] the chunk before it.
 pub struct Workers<'scope, 'g, T> {
     /// The chunks for the threads, with their numbers; `None` once every chunk is sent.
     chunks: Option<mpsc::SyncSender<Chunk<'g>>>,
@@ -187,6 +189,8 @@ pub struct Workers<'scope, 'g, T> {
     consumed: usize,
     /// Results that came before those of an earlier chunk.
     waiting: BTreeMap<usize, Result<T>>,
+    /// The chunk read last ([`Workers::submit_held`]), not yet submitted.
+    held: Option<Vec<(&'g str, RawGame)>>,
 }
 
 /// A chunk of games (owned, or borrowed from the caller) and its number.
@@ -222,8 +226,30 @@ impl<'g, T> Workers<'_, 'g, T> {
         Ok(())
     }
 
-    /// [`Workers::submit`] of `games` cut into one share per pipeline, about the same number
-    /// of move tokens each (the last games of the input: every pipeline gets some).
+    /// Holds the chunk `games` back and hands the one held before it, if any, to the next
+    /// free pipeline ([`Workers::submit`]; with one pipeline, `games` itself). The chunk read last waits for the end of the
+    /// input, where [`Workers::submit_shared`] (or [`Workers::finish`]) shares it out with
+    /// the games after it: without that, an input of one chunk and a few games, or the last
+    /// chunk of any input, would be validated by one pipeline while the others idle.
+    ///
+    /// Errors: as [`Workers::submit`].
+    pub fn submit_held(
+        &mut self,
+        games: Vec<(&'g str, RawGame)>,
+        consume: &mut impl FnMut(T) -> Result<()>,
+    ) -> Result<()> {
+        // one pipeline: nothing to share out
+        if self.threads.len() <= 1 {
+            return self.submit(Cow::Owned(games), consume);
+        }
+        let previous = self.held.replace(games).unwrap_or_default();
+        self.submit(Cow::Owned(previous), consume)
+    }
+
+    /// [`Workers::submit`] of the chunk held back ([`Workers::submit_held`]) and `games`
+    /// after it, cut into one share per pipeline, about the same number of move tokens each
+    /// (the last games of the input: every pipeline gets some); into more shares when that
+    /// would make a share larger than the chunk held.
     ///
     /// Errors: as [`Workers::submit`].
     pub fn submit_shared(
@@ -231,10 +257,15 @@ impl<'g, T> Workers<'_, 'g, T> {
         mut games: Vec<(&'g str, RawGame)>,
         consume: &mut impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
-        let lengths: Vec<usize> = shares(&games, self.threads.len())
-            .iter()
-            .map(|s| s.len())
-            .collect();
+        // one share per pipeline, and none larger than the chunk held (the chunk size: what
+        // a pipeline's memory is sized for)
+        let mut parts = self.threads.len();
+        if let Some(mut held) = self.held.take() {
+            parts = parts.max((held.len() + games.len()).div_ceil(held.len().max(1)));
+            held.append(&mut games);
+            games = held;
+        }
+        let lengths: Vec<usize> = shares(&games, parts).iter().map(|s| s.len()).collect();
         // the shares cut from the end: the last one first
         let mut cut: Vec<Vec<(&'g str, RawGame)>> = lengths
             .iter()
@@ -247,11 +278,14 @@ impl<'g, T> Workers<'_, 'g, T> {
         Ok(())
     }
 
-    /// Waits for every submitted chunk and hands their results, in order, to `consume`; the
-    /// threads end.
+    /// Shares out the chunk held back, if any ([`Workers::submit_shared`]), waits for every
+    /// submitted chunk and hands their results, in order, to `consume`; the threads end.
     ///
     /// Errors: as [`Workers::submit`]; [`Error::Internal`] when a thread panicked.
     pub fn finish(mut self, consume: &mut impl FnMut(T) -> Result<()>) -> Result<()> {
+        if self.held.is_some() {
+            self.submit_shared(vec![], consume)?;
+        }
         self.chunks = None;
         while self.consumed < self.submitted {
             self.consume_ready(consume)?;
@@ -275,8 +309,8 @@ impl<'g, T> Workers<'_, 'g, T> {
         Ok(())
     }
 
-    /// Stops after an error: no further chunk is taken, the chunks in progress are finished
-    /// and their results dropped.
+    /// Stops after an error: no further chunk is taken (the one held back neither), the
+    /// chunks in progress are finished and their results dropped.
     pub fn stop(mut self) {
         self.chunks = None;
         for t in self.threads {

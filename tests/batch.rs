@@ -682,7 +682,7 @@ fn workers_share_out_the_last_chunk_with_the_games_after_it() {
         .expect("validator");
     let options = ValidateOptions::default();
     let whole = v.validate(&games, options).expect("validate");
-    let run = |chunks: &[std::ops::Range<usize>], last: std::ops::Range<usize>| {
+    let run = |chunks: &[(usize, usize)], last: std::ops::Range<usize>| {
         let mut seen: Vec<Vec<u64>> = vec![];
         std::thread::scope(|scope| {
             let mut workers = v.workers(scope, options, &|share, _| Ok(share.reports));
@@ -690,9 +690,9 @@ fn workers_share_out_the_last_chunk_with_the_games_after_it() {
                 seen.push(reports.iter().map(|r| r.game_index).collect());
                 Ok(())
             };
-            for c in chunks {
+            for &(from, to) in chunks {
                 workers
-                    .submit_held(games[c.clone()].to_vec(), &mut consume)
+                    .submit_held(games[from..to].to_vec(), &mut consume)
                     .expect("submit_held");
             }
             if !last.is_empty() {
@@ -709,24 +709,24 @@ fn workers_share_out_the_last_chunk_with_the_games_after_it() {
     };
     // one chunk of 18 games and 2 games after it: two shares of the 20, not 18 on one
     // pipeline and one game on each
-    let seen = run(&[0..18], 18..20);
+    let seen = run(&[(0, 18)], 18..20);
     assert_eq!(seen.len(), 2, "{seen:?}");
     assert!(seen.iter().all(|s| s.len() >= 5), "{seen:?}");
     assert_eq!(seen.concat(), indices(0..20));
     // three chunks: the first two go as they are, the third is shared out with the rest
-    let seen = run(&[0..5, 5..10, 10..15], 15..20);
+    let seen = run(&[(0, 5), (5, 10), (10, 15)], 15..20);
     assert_eq!(seen.len(), 4, "{seen:?}");
     assert_eq!(seen[0], indices(0..5));
     assert_eq!(seen[1], indices(5..10));
     assert_eq!(seen.concat(), indices(0..20));
     // no share larger than the chunk held (what a pipeline's memory is sized for): a chunk
     // of 4 and 16 games after it make 5 shares, not 2 of 10
-    let seen = run(&[0..4], 4..20);
+    let seen = run(&[(0, 4)], 4..20);
     assert_eq!(seen.len(), 5, "{seen:?}");
     assert_eq!(seen.concat(), indices(0..20));
     // nothing after the chunk held (the input ended on a chunk, or Ctrl-C): `finish` shares
     // it out
-    let seen = run(&[0..10, 10..20], 0..0);
+    let seen = run(&[(0, 10), (10, 20)], 0..0);
     assert_eq!(seen.len(), 3, "{seen:?}");
     assert_eq!(seen[0], indices(0..10));
     assert_eq!(seen.concat(), indices(0..20));

@@ -227,10 +227,11 @@ impl<'g, T> Workers<'_, 'g, T> {
     }
 
     /// Holds the chunk `games` back and hands the one held before it, if any, to the next
-    /// free pipeline ([`Workers::submit`]; with one pipeline, `games` itself). The chunk read last waits for the end of the
-    /// input, where [`Workers::submit_shared`] (or [`Workers::finish`]) shares it out with
-    /// the games after it: without that, an input of one chunk and a few games, or the last
-    /// chunk of any input, would be validated by one pipeline while the others idle.
+    /// free pipeline ([`Workers::submit`]; with one pipeline, `games` itself). The chunk read
+    /// last waits for the end of the input, where [`Workers::submit_shared`] (or
+    /// [`Workers::finish`]) shares it out with the games after it: without that, an input of
+    /// one chunk and a few games, or the last chunk of any input, would be validated by one
+    /// pipeline while the others idle.
     ///
     /// Errors: as [`Workers::submit`].
     pub fn submit_held(

@@ -46,38 +46,41 @@ WITH states AS (
   FROM replay_tokens
 ),
 -- the kind of piece each token moves: the one it names, else (a full origin square) the
--- own piece on its origin square, if any
+-- own piece on its origin square, if any (none for castling: no ray_key below, so castling
+-- tokens meet no ray); with its code (rule `role_code`: the rules below compare integers,
+-- not strings)
 token_pieces AS (
-  SELECT * EXCEPT (piece),
-         COALESCE(piece, CASE WHEN kind = 'square' THEN
-           CASE WHEN own & origin_bit & pawns <> 0 THEN 'P' WHEN own & origin_bit & knights <> 0 THEN 'N'
-                WHEN own & origin_bit & bishops <> 0 THEN 'B' WHEN own & origin_bit & rooks <> 0 THEN 'R'
-                WHEN own & origin_bit & queens <> 0 THEN 'Q' WHEN own & origin_bit & kings <> 0 THEN 'K' END
-         END) AS piece
+  SELECT *, {{role_code(piece)}} AS piece_code
   FROM (
-    SELECT *, CAST(1 AS BIGINT UNSIGNED) << CAST(from_rank * 8 + from_file AS BIGINT UNSIGNED) AS origin_bit
-    FROM states
-    WHERE kind IN ('piece', 'pawn', 'square')
-  ) t
+    SELECT * EXCEPT (piece),
+           COALESCE(piece, CASE WHEN kind = 'square' THEN
+             CASE WHEN own & origin_bit & pawns <> 0 THEN 'P' WHEN own & origin_bit & knights <> 0 THEN 'N'
+                  WHEN own & origin_bit & bishops <> 0 THEN 'B' WHEN own & origin_bit & rooks <> 0 THEN 'R'
+                  WHEN own & origin_bit & queens <> 0 THEN 'Q' WHEN own & origin_bit & kings <> 0 THEN 'K' END
+           END) AS piece
+    FROM (
+      SELECT *, CAST(1 AS BIGINT UNSIGNED) << CAST(from_rank * 8 + from_file AS BIGINT UNSIGNED) AS origin_bit
+      FROM states
+    ) t
+  ) p
 ),
 -- each move token on its game's board: its kind of piece, target square and bit, the file
 -- and rank it names (a pawn without a file moves straight), the square of the piece it
 -- captures if any (`cap_bit`: an enemy piece on the target, or the pawn beside the en
 -- passant square), and the own pieces of its kind (`own_kind`)
 token_rows AS (
-  SELECT position_id, piece, to_sq, promotion, from_rank, white_moves, occupied,
+  SELECT position_id, piece, piece_code, to_sq, promotion, from_rank, white_moves, occupied,
          own, enemy, pawns, knights, bishops, rooks, queens, kings,
          COALESCE(from_file, CASE WHEN kind = 'pawn' THEN to_sq % 8 END) AS from_file,
-         to_sq * 16 + color_code
-           + {{role_code(piece)}} AS to_key,
+         to_sq * 16 + color_code + piece_code AS to_key,
          CAST(1 AS BIGINT UNSIGNED) << CAST(to_sq AS BIGINT UNSIGNED) AS to_bit,
-         CASE WHEN piece = 'P' AND to_sq = ep_square
+         CASE WHEN piece_code = 0 AND to_sq = ep_square
               THEN CAST(1 AS BIGINT UNSIGNED) << CAST(to_sq + CASE WHEN color_code = 0 THEN -8 ELSE 8 END AS BIGINT UNSIGNED)
               ELSE (CAST(1 AS BIGINT UNSIGNED) << CAST(to_sq AS BIGINT UNSIGNED)) & enemy END AS cap_bit,
          -- one set chosen by a 0/1 factor each (a CASE over six columns costs half as much again)
-         own & (pawns * CAST(piece = 'P' AS BIGINT UNSIGNED) | knights * CAST(piece = 'N' AS BIGINT UNSIGNED)
-                | bishops * CAST(piece = 'B' AS BIGINT UNSIGNED) | rooks * CAST(piece = 'R' AS BIGINT UNSIGNED)
-                | queens * CAST(piece = 'Q' AS BIGINT UNSIGNED) | kings * CAST(piece = 'K' AS BIGINT UNSIGNED)) AS own_kind,
+         own & (pawns * CAST(piece_code = 0 AS BIGINT UNSIGNED) | knights * CAST(piece_code = 1 AS BIGINT UNSIGNED)
+                | bishops * CAST(piece_code = 2 AS BIGINT UNSIGNED) | rooks * CAST(piece_code = 3 AS BIGINT UNSIGNED)
+                | queens * CAST(piece_code = 4 AS BIGINT UNSIGNED) | kings * CAST(piece_code = 5 AS BIGINT UNSIGNED)) AS own_kind,
          CAST(18446744073709551615 AS BIGINT UNSIGNED) AS all_squares
   FROM token_pieces
 ),
@@ -91,13 +94,13 @@ token_rows AS (
 -- of `replay_tokens`, its expressions copied into the filter and evaluated there again.
 wanted AS (
   SELECT *,
-         movers | own_kind * CAST(piece IN ('N', 'B', 'R', 'Q') AS BIGINT UNSIGNED) AS kept,
+         movers | own_kind * CAST(piece_code BETWEEN 1 AND 4 AS BIGINT UNSIGNED) AS kept,
          CASE WHEN piece IS NOT NULL
-                   AND ((piece <> 'P' AND to_bit & own = 0)
-                        OR (piece = 'P' AND from_file = to_sq % 8 AND to_bit & occupied = 0)
-                        OR (piece = 'P' AND from_file <> to_sq % 8 AND cap_bit <> 0))
-                   AND ((piece = 'P' AND to_sq / 8 IN (0, 7) AND promotion IN ('N', 'B', 'R', 'Q'))
-                        OR (NOT (piece = 'P' AND to_sq / 8 IN (0, 7)) AND promotion IS NULL))
+                   AND ((piece_code <> 0 AND to_bit & own = 0)
+                        OR (piece_code = 0 AND from_file = to_sq % 8 AND to_bit & occupied = 0)
+                        OR (piece_code = 0 AND from_file <> to_sq % 8 AND cap_bit <> 0))
+                   AND ((piece_code = 0 AND to_sq / 8 IN (0, 7) AND promotion IN ('N', 'B', 'R', 'Q'))
+                        OR (NOT (piece_code = 0 AND to_sq / 8 IN (0, 7)) AND promotion IS NULL))
               THEN to_key END AS ray_key
   FROM (
     SELECT *,

@@ -115,7 +115,8 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         batch_size: config.batch_size.max(chunk.min(STEP_ROWS)),
         ..config
     };
-    let validator = Validator::new(config.target_partitions, config).await?;
+    // the pipelines are planned on a thread of their own while the first chunk is read
+    let pending = Validator::start(config.target_partitions, config)?;
     let format = match (&args.out, args.format) {
         (_, Some(f)) => Some(f),
         (Some(p), None) => Some(Format::from_path(p)?),
@@ -203,7 +204,10 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
     // the inputs not read (or not to their end), for the report page
     let mut unread: Vec<(String, String)> = vec![];
     std::thread::scope(|scope| {
-        let mut workers = validator.workers(scope, options, &finish);
+        // the workers, once the pipelines are made: when the first chunk is full or the
+        // input ends
+        let start = || pending.wait().map(|v| v.workers(scope, options, &finish));
+        let mut workers = None;
         let mut games: Vec<(&str, RawGame)> = Vec::with_capacity(chunk);
         'inputs: for input in &inputs {
             let reader = match input.open(&bytes) {
@@ -235,10 +239,21 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
                     break 'inputs;
                 }
                 if games.len() >= chunk {
+                    if workers.is_none() {
+                        match start() {
+                            Ok(w) => workers = Some(w),
+                            Err(e) => {
+                                failure = Some(e);
+                                break 'inputs;
+                            }
+                        }
+                    }
                     // held back until the next chunk is read: the input's last chunk is
                     // shared out with the games after it
                     let full = std::mem::replace(&mut games, Vec::with_capacity(chunk));
-                    if let Err(e) = workers.submit_held(full, &mut consume) {
+                    if let Some(w) = workers.as_mut()
+                        && let Err(e) = w.submit_held(full, &mut consume)
+                    {
                         failure = Some(e);
                         break 'inputs;
                     }
@@ -248,17 +263,34 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         // the last chunk and the games after it, shared out between the pipelines (the games
         // read since the last chunk are not validated after Ctrl-C; `finish` shares out the
         // last chunk alone)
-        if failure.is_none()
-            && !interrupt.requested()
-            && let Err(e) = workers.submit_shared(games, &mut consume)
-        {
-            failure = Some(e);
+        if failure.is_none() && !interrupt.requested() && workers.is_none() {
+            match start() {
+                Ok(w) => workers = Some(w),
+                Err(e) => failure = Some(e),
+            }
         }
-        match failure {
-            None => failure = workers.finish(&mut consume).err(),
-            Some(_) => workers.stop(),
+        if let Some(mut workers) = workers {
+            if failure.is_none()
+                && !interrupt.requested()
+                && let Err(e) = workers.submit_shared(games, &mut consume)
+            {
+                failure = Some(e);
+            }
+            match failure {
+                None => failure = workers.finish(&mut consume).err(),
+                Some(_) => workers.stop(),
+            }
         }
     });
+    // made by now, unless making them failed or Ctrl-C came first
+    let validator = match (pending.wait(), failure) {
+        (Ok(v), f) => {
+            failure = f;
+            v
+        }
+        (Err(e), None) => return Err(e),
+        (Err(_), Some(f)) => return Err(f),
+    };
     if let Some(e) = failure {
         // stopped by the memory limit: what was written is kept, as after Ctrl-C
         if let Error::Session(SessionError::MemoryLimit { .. }) = &e {

@@ -25,6 +25,7 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::datasource::TableProvider;
+use datafusion::execution::TaskContext;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::execution_plan::reset_plan_states;
 use datafusion::physical_plan::{ExecutionPlan, collect};
@@ -141,6 +142,10 @@ pub struct Session {
     last_plans: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
     /// The Arrow memory of the tables kept, reserved in the memory limit's pool.
     memory: memory::TableMemory,
+    /// The task context stage runs execute in, made at the first run: the session's config,
+    /// functions and runtime do not change after [`Session::new`], and making one copies
+    /// every function registry (per run, that was a measurable share of a small stage's).
+    task: OnceLock<Arc<TaskContext>>,
 }
 
 impl Session {
@@ -188,6 +193,7 @@ impl Session {
             keep_plans: AtomicBool::new(false),
             last_plans: Mutex::new(HashMap::new()),
             memory: config.memory.tables("session"),
+            task: OnceLock::new(),
         };
         // Static tables: planned first (their schemas are all the stages need to be planned),
         // their contents taken from the process's earlier sessions of the same spec or built
@@ -389,33 +395,52 @@ impl Session {
 
     /// Runs one table stage on the current tables, stores its result under its name and
     /// returns it. Its logical plan is optimised and its physical plan created on the first
-    /// run, and re-executed after.
+    /// run (or by [`Session::prepare`]), and re-executed after.
     ///
     /// Errors: [`SessionError::UnknownTable`], [`SessionError::Plan`] (the optimiser, on the
     /// first run), [`SessionError::DataFusion`].
     pub async fn run(&self, stage: &str) -> Result<Vec<RecordBatch>> {
-        let (name, plan) = self.stage_plan(stage)?;
         let t0 = Instant::now();
+        let (name, physical) = self.planned(stage).await?;
+        let physical = reset_plan_states(physical)?;
+        let batches = self.execute(name, physical, t0).await?;
+        self.set_table(name, batches.clone()).await?;
+        Ok(batches)
+    }
+
+    /// Plans table stages ahead of their first run: each one's logical plan optimised and
+    /// its physical plan made (static sides indexed), as the first [`Session::run`] would.
+    /// A caller that knows which stages it will run can do this while it does something
+    /// else (a validator while its input is read).
+    ///
+    /// Errors: as [`Session::run`]'s planning.
+    pub async fn prepare(&self, stages: &[&str]) -> Result<()> {
+        for stage in stages {
+            self.planned(stage).await?;
+        }
+        Ok(())
+    }
+
+    /// A table stage's physical plan, made on first use and kept (not reset).
+    async fn planned(&self, stage: &str) -> Result<(&'static str, Arc<dyn ExecutionPlan>)> {
+        let (name, plan) = self.stage_plan(stage)?;
         let cached = self
             .physical
             .lock()
             .map_err(|_| SessionError::Poisoned)?
             .get(name)
             .cloned();
-        let physical = match cached {
-            Some(p) => reset_plan_states(p)?,
+        Ok(match cached {
+            Some(p) => (name, p),
             None => {
                 let p = self.physical_plan(plan).await?;
                 self.physical
                     .lock()
                     .map_err(|_| SessionError::Poisoned)?
                     .insert(name, p.clone());
-                p
+                (name, p)
             }
-        };
-        let batches = self.execute(name, physical, t0).await?;
-        self.set_table(name, batches.clone()).await?;
-        Ok(batches)
+        })
     }
 
     /// Runs a plan of stage `stage` (e.g. a query stage's plan with parameters bound) without
@@ -441,7 +466,8 @@ impl Session {
         t0: Instant,
     ) -> Result<Vec<RecordBatch>> {
         let t1 = Instant::now();
-        let batches = collect(physical.clone(), self.ctx.task_ctx())
+        let task = self.task.get_or_init(|| self.ctx.task_ctx()).clone();
+        let batches = collect(physical.clone(), task)
             .await
             .map_err(|e| self.memory.budget().stage_error(name, e))?;
         let t2 = Instant::now();

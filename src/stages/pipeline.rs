@@ -114,6 +114,14 @@ impl Pipeline {
         Ok(self.session.run(stage.name()).await?)
     }
 
+    /// Plans stages ahead of their first run ([`Session::prepare`]).
+    ///
+    /// Errors: [`crate::Error::Session`] if a plan fails.
+    pub async fn prepare(&self, stages: &[Stage]) -> Result<()> {
+        let names: Vec<&str> = stages.iter().map(|s| s.name()).collect();
+        Ok(self.session.prepare(&names).await?)
+    }
+
     /// Runs the workflow's own stages in order (not those of the workflows it needs).
     pub async fn run_all(&self, workflow: Workflow) -> Result<()> {
         self.run_stages(workflow.stages).await

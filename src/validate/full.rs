@@ -51,10 +51,8 @@ impl Run<'_> {
     /// [`Run::live`] and the tables `positions`, `pieces` hold the positions of those left.
     pub(super) async fn full_ply(&mut self) -> Result<()> {
         let p = self.engine.pipeline();
-        p.run_all(LEGAL).await?;
-        p.run(Stage::PositionKeys).await?;
         let current = Current {
-            status: read_status(&p.run(Stage::PositionStatus).await?)?,
+            status: self.status().await?,
             positions: tables::batches_to_setups(
                 &p.table(InputTable::Positions).await?,
                 &p.table(InputTable::Pieces).await?,
@@ -76,6 +74,35 @@ impl Run<'_> {
         self.drop_games(&finished);
         self.keep_live(Stage::NextPositions, Stage::NextPieces)
             .await
+    }
+
+    /// What `position_status` says of the live games' current positions (tables
+    /// `positions`, `pieces`), by game id, after their legal moves (`LEGAL`) and
+    /// repetition keys (`position_keys`).
+    async fn status(&self) -> Result<HashMap<u64, PositionStatus>> {
+        let p = self.engine.pipeline();
+        p.run_all(LEGAL).await?;
+        p.run(Stage::PositionKeys).await?;
+        read_status(&p.run(Stage::PositionStatus).await?)
+    }
+
+    /// With plies, after a ply the full stages played (a null move, castling written as a
+    /// king's move, an en passant mark): completes each live game's pending ply row with
+    /// the check suffix the status of the position reached gives, so that replay can take
+    /// the games on ([`Run::resume_replay`]). The position goes into the game's repetition
+    /// history where it is played from: replay records it with its first move, the next
+    /// full ply ([`Run::lex_tokens`]) if replay plays none.
+    pub(super) async fn complete_pending(&mut self) -> Result<()> {
+        let status = self.status().await?;
+        for l in self.live.iter_mut() {
+            if let Some(mut row) = l.pending.take() {
+                if let Some(st) = status.get(&l.id) {
+                    row.add_check_suffix(st);
+                }
+                self.plies[l.id as usize].push(row);
+            }
+        }
+        Ok(())
     }
 
     /// For each live game: completes the ply row of its last move (the check suffix), records

@@ -6,9 +6,10 @@
 //! each ply, the current positions of the live games get their legal moves (`legal_moves`), status (`position_status`) and the
 //! lexed move token of the ply is resolved against them (`token_matches`,
 //! `token_verdicts`, `token_moves`); the resolved moves are applied (`next_positions`,
-//! `next_pieces`). Without plies, a game the full stages moved on goes back to replay (their
-//! ply was a null move, a castling written as a king's move, an en passant mark), so they play
-//! only the plies replay leaves. A game leaves the batch when its movetext ends or its token does not
+//! `next_pieces`). A game the full stages moved on goes back to replay (their ply was a null
+//! move, a castling written as a king's move, an en passant mark), so they play only the
+//! plies replay leaves; with plies, after the status of the position reached gives the
+//! move's SAN suffix. A game leaves the batch when its movetext ends or its token does not
 //! resolve to exactly one legal move; its report then gives the first illegal ply, the error
 //! kind (taxonomy of `shared/data/bad/README.md`), the final FEN (python-chess style: en
 //! passant square only when an en passant capture is legal) and the final status.
@@ -171,9 +172,12 @@ async fn validate_run(
     run.load_live().await?;
     while !run.live.is_empty() {
         run.full_ply().await?;
-        // a game the full stages moved on goes back to replay (without plies: with them, the
-        // SAN suffix of the move just played waits for the full stages' next status)
-        if with_replay && !run.options.plies && !run.live.is_empty() {
+        // a game the full stages moved on goes back to replay (with plies, once the status
+        // of the position reached gives the move just played its SAN suffix)
+        if with_replay && !run.live.is_empty() {
+            if run.options.plies {
+                run.complete_pending().await?;
+            }
             run.resume_replay().await?;
         }
     }

@@ -92,29 +92,36 @@ pub(crate) async fn replay(
         .enumerate()
         .map(|(slot, (_, s, _))| (slot as u64, *s))
         .collect();
+    // each game's tokens lexed once, in one array, up to the first one replay does not
+    // check (an en passant mark is checked against the move by the full stages)
+    let mut lexed: Vec<SanToken> = vec![];
+    let mut bounds: Vec<(usize, usize)> = Vec::with_capacity(n);
+    for (_, _, tokens) in games {
+        let start = lexed.len();
+        lexed.extend(tokens.iter().map_while(|t| match parse_san(t) {
+            Ok((t, suffix)) if replayable(&t) && !suffix.en_passant => Some(t),
+            _ => None,
+        }));
+        bounds.push((start, lexed.len() - start));
+    }
+    let token_of = |slot: u64, ply: usize| {
+        let &(start, len) = bounds.get(slot as usize)?;
+        (ply < len).then(|| &lexed[start + ply])
+    };
     let mut states = vec![tables::setups_to_states(&starts)?];
     let mut ply = 0;
     loop {
-        let mut tokens: Vec<(u64, SanToken)> = vec![];
+        let mut pairs: Vec<(u64, &SanToken)> = vec![];
         for b in &states {
-            for slot in read::primitive::<UInt64Type>(b, "position_id")?.values() {
-                let token = games
-                    .get(*slot as usize)
-                    .and_then(|g| g.2.get(ply))
-                    .map(|t| parse_san(t));
-                // an en passant mark is checked against the move by the full stages
-                if let Some(Ok((t, suffix))) = token
-                    && replayable(&t)
-                    && !suffix.en_passant
-                {
-                    tokens.push((*slot, t));
+            for &slot in read::primitive::<UInt64Type>(b, "position_id")?.values() {
+                if let Some(t) = token_of(slot, ply) {
+                    pairs.push((slot, t));
                 }
             }
         }
-        if tokens.is_empty() {
+        if pairs.is_empty() {
             break;
         }
-        let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
         let (verdicts, next) = step(p, states.clone(), &pairs).await?;
         for (slot, ep_legal) in verdicts {
             if let Some(a) = accepted.get_mut(slot as usize) {

@@ -2,12 +2,14 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use std::thread::JoinHandle;
 
 use crate::engine::{Engine, thread_runtime};
 use crate::error::{Error, Result};
 use crate::pgn::RawGame;
 use crate::session::PipelineConfig;
+use crate::stages::{APPLY, LEGAL, Stage, TOKENS};
 
 use super::{ValidateOptions, Validation, validate_games_with};
 
@@ -26,8 +28,8 @@ impl Validator {
     /// `threads` pipelines (at least one) of `config` with one target partition and an equal
     /// share of its memory limit each ([`crate::session::memory::MemoryBudget::shares`]), made
     /// side by side, one OS thread each (planning their stages is CPU-bound; in a fresh
-    /// process each also builds the static tables, as none is cached yet). Blocks the
-    /// calling thread until all are made.
+    /// process each also builds the static tables, as none is cached yet), with the stages
+    /// every validation runs planned ahead. Blocks the calling thread until all are made.
     ///
     /// Errors: as [`Engine::new`]; [`crate::session::SessionError::LimitTooSmall`] when a
     /// share would be below [`crate::session::memory::MIN_PIPELINE`],
@@ -48,7 +50,15 @@ impl Validator {
             });
         let engines = std::thread::scope(|scope| {
             let handles: Vec<_> = configs
-                .map(|config| scope.spawn(|| thread_runtime()?.block_on(Engine::new(config))))
+                .map(|config| {
+                    scope.spawn(|| {
+                        thread_runtime()?.block_on(async {
+                            let engine = Engine::new(config).await?;
+                            engine.pipeline().prepare(&validation_stages()).await?;
+                            Ok(engine)
+                        })
+                    })
+                })
                 .collect();
             // every thread joined before an error is returned
             let made: Vec<Result<Engine>> = handles
@@ -58,6 +68,28 @@ impl Validator {
             made.into_iter().collect::<Result<Vec<Engine>>>()
         })?;
         Ok(Validator { engines })
+    }
+
+    /// [`Validator::new`] on a thread of its own: the pipelines are planned while the caller
+    /// goes on (reads its first games, say); [`PendingValidator::wait`] gives them. The
+    /// memory limit is checked here, before the thread starts.
+    ///
+    /// Errors: [`crate::session::SessionError::LimitTooSmall`] as [`Validator::new`];
+    /// [`Error::Io`] when the thread cannot start. The errors of making the pipelines come
+    /// from [`PendingValidator::wait`].
+    pub fn start(threads: usize, config: PipelineConfig) -> Result<PendingValidator> {
+        config.memory.check_pipelines(threads.max(1))?;
+        let thread = std::thread::Builder::new()
+            .name("pipelines".into())
+            .spawn(move || thread_runtime()?.block_on(Validator::new(threads, config)))
+            .map_err(|e| Error::Io {
+                path: "thread making the pipelines".into(),
+                source: e,
+            })?;
+        Ok(PendingValidator {
+            thread: Mutex::new(Some(thread)),
+            made: OnceLock::new(),
+        })
     }
 
     /// The pipelines (for their per-stage profiles).
@@ -167,6 +199,48 @@ impl Validator {
             waiting: BTreeMap::new(),
             held: None,
         }
+    }
+}
+
+/// The stages every validation runs, planned when a [`Validator`] is made: replay's (without
+/// the per-ply notation), and the full stages of a ply (legal moves, status, token
+/// resolution, applying the move).
+fn validation_stages() -> Vec<Stage> {
+    [
+        &[Stage::ReplayMoves, Stage::ReplayVerdicts, Stage::ReplayNext][..],
+        LEGAL.stages,
+        &[Stage::PositionKeys, Stage::PositionStatus],
+        TOKENS.stages,
+        APPLY.stages,
+    ]
+    .concat()
+}
+
+/// A [`Validator`] being made on a thread of its own ([`Validator::start`]).
+pub struct PendingValidator {
+    thread: Mutex<Option<JoinHandle<Result<Validator>>>>,
+    made: OnceLock<Validator>,
+}
+
+impl PendingValidator {
+    /// The validator, once made: the first call waits for the thread making it.
+    ///
+    /// Errors: those of [`Validator::new`], from the first call (later calls:
+    /// [`Error::Internal`]); [`Error::Internal`] when the thread panicked.
+    pub fn wait(&self) -> Result<&Validator> {
+        let thread = self
+            .thread
+            .lock()
+            .map_err(|_| Error::Internal("the pipelines' thread handle was poisoned".into()))?
+            .take();
+        if let Some(thread) = thread {
+            let made = joined(thread.join(), "the thread making the pipelines panicked")?;
+            // the only set: the handle was taken under the lock
+            let _ = self.made.set(made);
+        }
+        self.made
+            .get()
+            .ok_or_else(|| Error::Internal("the pipelines could not be made".into()))
     }
 }
 

@@ -25,6 +25,7 @@ use datafusion::physical_plan::{
 };
 use futures::StreamExt;
 
+use super::bit_tests::BitTests;
 use super::index::{StaticIndex, evaluate};
 use crate::session::projection::count_output;
 
@@ -52,6 +53,8 @@ struct Lookup {
     /// Whether the static side was the join's left input (filter columns name sides).
     static_left: bool,
     filter: Option<JoinFilter>,
+    /// The filter as bit tests on the columns' values, when it is a conjunction of them.
+    bit_tests: Option<BitTests>,
     /// Each output column: from the static side or not, and its index there.
     columns: Vec<(bool, usize)>,
     schema: SchemaRef,
@@ -94,6 +97,10 @@ impl StaticLookupExec {
                 probe_keys,
                 static_left,
                 filter: join.filter.clone(),
+                bit_tests: join
+                    .filter
+                    .as_ref()
+                    .and_then(|f| BitTests::of(f, static_left)),
                 columns,
                 schema,
             }),
@@ -110,20 +117,38 @@ impl Lookup {
     /// matching pairs at a time).
     fn join(&self, batch: &RecordBatch, chunk: usize) -> Result<Vec<RecordBatch>> {
         let keys = evaluate(batch, &self.probe_keys)?;
-        let (statics, probes) = self.index.probe(&keys)?;
+        // a filter of bit tests is tested at each pair as the index finds it
+        let bound = self
+            .bit_tests
+            .as_ref()
+            .and_then(|t| t.over(self.index.batch(), batch));
+        let (statics, probes) = match &bound {
+            Some(tests) => self.index.probe_kept(&keys, |s, p| tests.pass(s, p))?,
+            None => self.index.probe(&keys)?,
+        };
         let mut out = vec![];
         let chunk = chunk.max(1);
         for start in (0..statics.len()).step_by(chunk) {
             let len = chunk.min(statics.len() - start);
-            let (s, p) =
-                self.filtered(batch, statics.slice(start, len), probes.slice(start, len))?;
+            let (s, p) = if bound.is_some() {
+                (statics.slice(start, len), probes.slice(start, len))
+            } else {
+                self.filtered(batch, statics.slice(start, len), probes.slice(start, len))?
+            };
             if s.is_empty() {
                 continue;
             }
+            // each probe row once, in order (a key of one static row each, all found): the
+            // probe columns as they are
+            let whole = p.len() == batch.num_rows()
+                && p.values().iter().enumerate().all(|(i, &r)| r as usize == i);
             let columns = self
                 .columns
                 .iter()
-                .map(|&(from_static, i)| self.take(from_static, i, batch, &s, &p))
+                .map(|&(from_static, i)| match from_static || !whole {
+                    true => self.take(from_static, i, batch, &s, &p),
+                    false => Ok(batch.column(i).clone()),
+                })
                 .collect::<Result<Vec<ArrayRef>>>()?;
             out.push(with_rows(self.schema.clone(), columns, s.len())?);
         }
@@ -216,6 +241,9 @@ impl DisplayAs for StaticLookupExec {
         )?;
         if let Some(filter) = &self.lookup.filter {
             write!(f, ", filter={}", filter.expression())?;
+            if self.lookup.bit_tests.is_some() {
+                write!(f, " (bit tests)")?;
+            }
         }
         Ok(())
     }

@@ -118,15 +118,31 @@ impl StaticIndex {
     ///
     /// Errors: key columns the index's row format does not take.
     pub fn probe(&self, probe_keys: &[ArrayRef]) -> Result<(UInt64Array, UInt32Array)> {
+        self.probe_kept(probe_keys, |_, _| true)
+    }
+
+    /// [`StaticIndex::probe`], keeping only the pairs `keep(static row, probe row)` holds
+    /// for: a join filter tested at each pair as it is found.
+    ///
+    /// Errors: as [`StaticIndex::probe`].
+    pub fn probe_kept(
+        &self,
+        probe_keys: &[ArrayRef],
+        mut keep: impl FnMut(u64, u32) -> bool,
+    ) -> Result<(UInt64Array, UInt32Array)> {
         let mut statics: Vec<u64> = vec![];
         let mut probes: Vec<u32> = vec![];
         let mut push = |probe: usize, range: Option<&Range>| {
             if let Some(&(start, len)) = range
                 && len > 0
             {
-                let rows = &self.rows[start as usize..(start + len) as usize];
-                statics.extend_from_slice(rows);
-                probes.extend(std::iter::repeat_n(probe as u32, rows.len()));
+                let probe = probe as u32;
+                for &row in &self.rows[start as usize..(start + len) as usize] {
+                    if keep(row, probe) {
+                        statics.push(row);
+                        probes.push(probe);
+                    }
+                }
             }
         };
         match &self.keys {

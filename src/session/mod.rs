@@ -198,12 +198,15 @@ impl Session {
         // Static tables: planned first (their schemas are all the stages need to be planned),
         // their contents taken from the process's earlier sessions of the same spec or built
         // by a task of their own while the stages are planned below.
-        let key = StaticsKey::of(&spec);
-        let cached = static_cache()
+        // one cell per spec: sessions made at once (a validator's pipelines) build the
+        // tables once, the others wait for them
+        let cell = static_cache()
             .lock()
             .map_err(|_| SessionError::Poisoned)?
-            .get(&key)
-            .cloned();
+            .entry(StaticsKey::of(&spec))
+            .or_default()
+            .clone();
+        let cached = cell.get().cloned();
         let mut static_plans = vec![];
         for st in &spec.statics {
             let df = s.ctx.sql(st.sql).await.map_err(plan_error(st.name))?;
@@ -213,7 +216,13 @@ impl Session {
         }
         let building = match cached {
             Some(built) => Err(built),
-            None => Ok(tokio::spawn(build_statics(static_plans, partitions))),
+            None => Ok(tokio::spawn(async move {
+                cell.get_or_try_init(|| async {
+                    build_statics(static_plans, partitions).await.map(Arc::new)
+                })
+                .await
+                .cloned()
+            })),
         };
         for (name, schema) in &spec.inputs {
             s.register(name, schema.clone(), false)?;
@@ -252,18 +261,9 @@ impl Session {
         s.check_order("(all stages)", &order)?;
         let built = match building {
             Err(built) => built,
-            Ok(task) => {
-                let built = Arc::new(task.await.map_err(|e| {
-                    SessionError::DataFusion(datafusion::error::DataFusionError::External(
-                        Box::new(e),
-                    ))
-                })??);
-                static_cache()
-                    .lock()
-                    .map_err(|_| SessionError::Poisoned)?
-                    .insert(key, built.clone());
-                built
-            }
+            Ok(task) => task.await.map_err(|e| {
+                SessionError::DataFusion(datafusion::error::DataFusionError::External(Box::new(e)))
+            })??,
         };
         for (name, batches) in built.iter() {
             s.set_table(name, batches.clone()).await?;
@@ -614,15 +614,18 @@ impl StaticsKey {
     }
 }
 
-/// The static tables built so far in this process: every session of the same spec (the
-/// pipelines of `validate --threads N`, the SQL functions' engine pool) shares their
-/// batches instead of running their plans again. They are small (a few thousand rows)
-/// and never change.
-fn static_cache() -> &'static Mutex<HashMap<StaticsKey, BuiltStatics>> {
-    static CACHE: std::sync::OnceLock<Mutex<HashMap<StaticsKey, BuiltStatics>>> =
+/// The static tables built in this process, one cell per spec: every session of the same
+/// spec (the pipelines of `validate --threads N`, the SQL functions' engine pool) shares
+/// their batches instead of running their plans again, and sessions made at once wait for
+/// the first one's build. They are small (a few thousand rows) and never change.
+fn static_cache() -> &'static Mutex<HashMap<StaticsKey, StaticsCell>> {
+    static CACHE: std::sync::OnceLock<Mutex<HashMap<StaticsKey, StaticsCell>>> =
         std::sync::OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
+
+/// The static tables of one spec, built once ([`static_cache`]).
+type StaticsCell = Arc<tokio::sync::OnceCell<BuiltStatics>>;
 
 /// Runs the planned static tables in order, filling each slot before the next one (which
 /// may read it) runs, and returns their batches.

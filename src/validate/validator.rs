@@ -9,7 +9,7 @@ use crate::engine::{Engine, thread_runtime};
 use crate::error::{Error, Result};
 use crate::pgn::RawGame;
 use crate::session::PipelineConfig;
-use crate::stages::{APPLY, LEGAL, Stage, TOKENS};
+use crate::stages::{LEGAL, Stage};
 
 use super::{ValidateOptions, Validation, validate_games_with};
 
@@ -202,16 +202,15 @@ impl Validator {
     }
 }
 
-/// The stages every validation runs, planned when a [`Validator`] is made: replay's (without
-/// the per-ply notation), and the full stages of a ply (legal moves, status, token
-/// resolution, applying the move).
+/// The stages every validation of a game with moves runs, planned when a [`Validator`] is
+/// made: replay's (without the per-ply notation), and the final status's (legal moves,
+/// repetition keys, status). Resolving a token on the full stages and applying it are
+/// planned when first needed, as every other stage.
 fn validation_stages() -> Vec<Stage> {
     [
         &[Stage::ReplayMoves, Stage::ReplayVerdicts, Stage::ReplayNext][..],
         LEGAL.stages,
         &[Stage::PositionKeys, Stage::PositionStatus],
-        TOKENS.stages,
-        APPLY.stages,
     ]
     .concat()
 }

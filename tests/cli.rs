@@ -196,6 +196,67 @@ fn validate_writes_every_report_format() {
     }
 }
 
+/// An output on an input, or two outputs on one file, are refused before anything is written
+/// (exit 2, naming them): the report would replace the games, or one output the other.
+#[test]
+fn outputs_on_inputs_or_on_each_other_are_refused() {
+    let dir = scratch("cli-same-file");
+    let games = dir.join("games.pgn");
+    std::fs::write(&games, ILLEGAL).expect("write");
+    let report = dir.join("report.csv");
+    for (args, says) in [
+        (
+            vec![
+                "validate",
+                path(&games),
+                "--format",
+                "csv",
+                "--out",
+                path(&games),
+            ],
+            "--out",
+        ),
+        (
+            vec![
+                "validate",
+                path(&games),
+                "--format",
+                "csv",
+                "--plies",
+                path(&games),
+                "--out",
+                path(&report),
+            ],
+            "--plies",
+        ),
+        (
+            vec![
+                "validate",
+                path(&games),
+                "--out",
+                path(&report),
+                "--plies",
+                path(&report),
+            ],
+            "--out and --plies are the same file",
+        ),
+    ] {
+        let out = run(&args, b"");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(says) && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&games).expect("games"),
+            ILLEGAL,
+            "{args:?}: the input is kept"
+        );
+        assert!(!report.exists(), "{args:?}: nothing written");
+    }
+}
+
 #[test]
 fn directories_compressed_files_and_stdin_give_the_same_report() {
     let dir = scratch("cli-inputs");

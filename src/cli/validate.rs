@@ -3,14 +3,14 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use datafusion::arrow::array::RecordBatch;
 use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sqlchess::chess::outcome::FinalStatus;
-use sqlchess::io::input::{ByteCounter, Input};
+use sqlchess::io::input::{ByteCounter, Input, Source};
 use sqlchess::io::report::{self, Format, ReportWriter};
 use sqlchess::pgn::{PgnError, PgnReader, RawGame};
 use sqlchess::picture::profile_chart::ChartFile as ProfileChart;
@@ -79,6 +79,52 @@ const BATCH_WITH_PLIES: usize = 10_000;
 /// each replay step as one batch, not two of DataFusion's default 8,192 rows (on 30 MB of
 /// the bench file 0.976 of the time, BENCHMARKS.md).
 const STEP_ROWS: usize = 16_384;
+
+/// Refuses an output file that is another output's (one would replace the other) or an
+/// input's (the report would replace the games): each is written under a temporary name and
+/// renamed over its path at the end. Paths are compared once made absolute, with links
+/// followed.
+///
+/// Errors: [`Error::Usage`] naming both.
+fn check_outputs(outputs: &[(&str, Option<&Path>)], inputs: &[Input]) -> Result<()> {
+    // a file that does not exist yet: its folder made absolute, and its name
+    let absolute = |p: &Path| {
+        std::fs::canonicalize(p).ok().or_else(|| {
+            let folder = p.parent().filter(|d| !d.as_os_str().is_empty());
+            Some(
+                std::fs::canonicalize(folder.unwrap_or(Path::new(".")))
+                    .ok()?
+                    .join(p.file_name()?),
+            )
+        })
+    };
+    let outputs: Vec<(&str, &Path, PathBuf)> = outputs
+        .iter()
+        .filter_map(|&(flag, p)| {
+            let p = p?;
+            Some((flag, p, absolute(p)?))
+        })
+        .collect();
+    for (i, (flag, path, at)) in outputs.iter().enumerate() {
+        if let Some((other, _, _)) = outputs[..i].iter().find(|(_, _, a)| a == at) {
+            return Err(Error::Usage(format!(
+                "{other} and {flag} are the same file, {}: give each output its own",
+                path.display()
+            )));
+        }
+        let input = inputs.iter().find(|input| match &input.source {
+            Source::File(p) => absolute(p).as_ref() == Some(at),
+            _ => false,
+        });
+        if let Some(input) = input {
+            return Err(Error::Usage(format!(
+                "{flag} {}: that is an input, whose games it would replace",
+                input.name
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// What each report format writes (`--help`).
 fn format_help(f: Format) -> &'static str {
@@ -149,6 +195,15 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
             path.display()
         )));
     }
+    check_outputs(
+        &[
+            ("--out", args.out.as_deref()),
+            ("--plies", args.plies.as_deref()),
+            ("--html", args.html.as_deref()),
+            ("--profile-out", args.profile_out.as_deref()),
+        ],
+        &inputs,
+    )?;
     let mut page = args.html.as_ref().map(|_| ReportPage::default());
     let mut sink = ReportSink::open(args.out.as_ref(), format)?;
     let mut plies = match (&args.plies, plies_format) {

@@ -46,7 +46,7 @@ struct Current {
     positions: std::collections::BTreeMap<u64, Setup>,
 }
 
-impl Run<'_> {
+impl Run<'_, '_> {
     /// Plays one ply of every live game with the full stages; the games that end leave
     /// [`Run::live`] and the tables `positions`, `pieces` hold the positions of those left.
     pub(super) async fn full_ply(&mut self) -> Result<()> {

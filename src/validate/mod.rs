@@ -192,11 +192,11 @@ async fn validate_run(
 }
 
 /// A game in play.
-struct Live {
+struct Live<'g> {
     /// Index of the game in the batch.
     id: u64,
-    /// Its main-line move tokens.
-    tokens: Vec<String>,
+    /// Its main-line move tokens (the game's own, not copied).
+    tokens: &'g [String],
     /// Plies played.
     ply: usize,
     /// The position after `ply` plies, until the full stages load it.
@@ -211,7 +211,7 @@ struct Live {
 }
 
 /// The state of one [`validate_games_with`] call.
-struct Run<'a> {
+struct Run<'a, 'g> {
     engine: &'a Engine,
     options: ValidateOptions,
     /// One per game, in input order.
@@ -219,10 +219,10 @@ struct Run<'a> {
     /// With [`ValidateOptions::plies`]: the plies of each game; else empty.
     plies: Vec<Vec<PlyRow>>,
     /// The games still in play.
-    live: Vec<Live>,
+    live: Vec<Live<'g>>,
 }
 
-impl Run<'_> {
+impl Run<'_, '_> {
     /// Replays the live games for as long as each token stands for exactly one legal move
     /// ([`replay`]) and records where each got to; with plies, the rows of
     /// the replayed plies, the last one pending (its suffix comes from the full stages'

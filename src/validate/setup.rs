@@ -102,11 +102,11 @@ pub fn is_standard_start(game: &RawGame) -> bool {
 /// others get their error in `reports`: `unsupported_variant` for a `Variant` tag other than
 /// standard chess and Chess960, `setup` for a `FEN` tag that does not parse. With
 /// `max_plies`, each game's tokens end at that ply ([`super::ValidateOptions::max_plies`]).
-pub(super) fn start_games(
-    games: &[(&str, RawGame)],
+pub(super) fn start_games<'g>(
+    games: &'g [(&str, RawGame)],
     reports: &mut [GameReport],
     max_plies: Option<u32>,
-) -> Vec<Live> {
+) -> Vec<Live<'g>> {
     let cut = max_plies.map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
     let mut live = vec![];
     for (i, (_, g)) in games.iter().enumerate() {
@@ -128,7 +128,7 @@ pub(super) fn start_games(
         };
         live.push(Live {
             id: i as u64,
-            tokens: g.moves.iter().take(cut).cloned().collect(),
+            tokens: &g.moves[..g.moves.len().min(cut)],
             ply: 0,
             position: setup,
             history: Default::default(),
@@ -151,7 +151,7 @@ pub(super) fn start_games(
 pub(super) async fn reject_impossible_setups(
     engine: &Engine,
     games: &[(&str, RawGame)],
-    live: &mut Vec<Live>,
+    live: &mut Vec<Live<'_>>,
     reports: &mut [GameReport],
 ) -> Result<()> {
     let (ids, setups): (Vec<u64>, Vec<Setup>) = live

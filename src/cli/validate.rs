@@ -126,6 +126,17 @@ fn check_outputs(outputs: &[(&str, Option<&Path>)], inputs: &[Input]) -> Result<
     Ok(())
 }
 
+/// The workers in `workers`, started by `start` the first time they are needed.
+///
+/// Errors: those of `start`.
+fn started<W>(workers: &mut Option<W>, start: impl FnOnce() -> Result<W>) -> Result<&mut W> {
+    let w = match workers.take() {
+        Some(w) => w,
+        None => start()?,
+    };
+    Ok(workers.insert(w))
+}
+
 /// What each report format writes (`--help`).
 fn format_help(f: Format) -> &'static str {
     match f {
@@ -294,20 +305,11 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
                     break 'inputs;
                 }
                 if games.len() >= chunk {
-                    if workers.is_none() {
-                        match start() {
-                            Ok(w) => workers = Some(w),
-                            Err(e) => {
-                                failure = Some(e);
-                                break 'inputs;
-                            }
-                        }
-                    }
                     // held back until the next chunk is read: the input's last chunk is
                     // shared out with the games after it
                     let full = std::mem::replace(&mut games, Vec::with_capacity(chunk));
-                    if let Some(w) = workers.as_mut()
-                        && let Err(e) = w.submit_held(full, &mut consume)
+                    if let Err(e) =
+                        started(&mut workers, start).and_then(|w| w.submit_held(full, &mut consume))
                     {
                         failure = Some(e);
                         break 'inputs;
@@ -318,19 +320,14 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         // the last chunk and the games after it, shared out between the pipelines (the games
         // read since the last chunk are not validated after Ctrl-C; `finish` shares out the
         // last chunk alone)
-        if failure.is_none() && !interrupt.requested() && workers.is_none() {
-            match start() {
-                Ok(w) => workers = Some(w),
-                Err(e) => failure = Some(e),
-            }
+        if failure.is_none()
+            && !interrupt.requested()
+            && let Err(e) =
+                started(&mut workers, start).and_then(|w| w.submit_shared(games, &mut consume))
+        {
+            failure = Some(e);
         }
-        if let Some(mut workers) = workers {
-            if failure.is_none()
-                && !interrupt.requested()
-                && let Err(e) = workers.submit_shared(games, &mut consume)
-            {
-                failure = Some(e);
-            }
+        if let Some(workers) = workers {
             match failure {
                 None => failure = workers.finish(&mut consume).err(),
                 Some(_) => workers.stop(),
@@ -338,13 +335,10 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
         }
     });
     // made by now, unless making them failed or Ctrl-C came first
-    let validator = match (pending.wait(), failure) {
-        (Ok(v), f) => {
-            failure = f;
-            v
-        }
-        (Err(e), None) => return Err(e),
-        (Err(_), Some(f)) => return Err(f),
+    let validator = match pending.wait() {
+        Ok(v) => v,
+        // the first error: making them, when it was found in the scope already
+        Err(e) => return Err(failure.unwrap_or(e)),
     };
     if let Some(e) = failure {
         // stopped by the memory limit: what was written is kept, as after Ctrl-C

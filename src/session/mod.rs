@@ -206,7 +206,6 @@ impl Session {
             .entry(StaticsKey::of(&spec))
             .or_default()
             .clone();
-        let cached = cell.get().cloned();
         let mut static_plans = vec![];
         for st in &spec.statics {
             let df = s.ctx.sql(st.sql).await.map_err(plan_error(st.name))?;
@@ -214,16 +213,14 @@ impl Session {
             static_plans.push((st.name, df, s.table_ref(st.name)?.clone()));
             s.base.push(st.name);
         }
-        let building = match cached {
-            Some(built) => Err(built),
-            None => Ok(tokio::spawn(async move {
-                cell.get_or_try_init(|| async {
-                    build_statics(static_plans, partitions).await.map(Arc::new)
-                })
-                .await
-                .cloned()
-            })),
-        };
+        // built only if no session built them before
+        let building = tokio::spawn(async move {
+            cell.get_or_try_init(|| async {
+                build_statics(static_plans, partitions).await.map(Arc::new)
+            })
+            .await
+            .cloned()
+        });
         for (name, schema) in &spec.inputs {
             s.register(name, schema.clone(), false)?;
             s.base.push(name);
@@ -259,12 +256,9 @@ impl Session {
         }
         let order = s.order.clone();
         s.check_order("(all stages)", &order)?;
-        let built = match building {
-            Err(built) => built,
-            Ok(task) => task.await.map_err(|e| {
-                SessionError::DataFusion(datafusion::error::DataFusionError::External(Box::new(e)))
-            })??,
-        };
+        let built = building.await.map_err(|e| {
+            SessionError::DataFusion(datafusion::error::DataFusionError::External(Box::new(e)))
+        })??;
         for (name, batches) in built.iter() {
             s.set_table(name, batches.clone()).await?;
         }

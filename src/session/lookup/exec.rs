@@ -145,9 +145,12 @@ impl Lookup {
             let columns = self
                 .columns
                 .iter()
-                .map(|&(from_static, i)| match from_static || !whole {
-                    true => self.take(from_static, i, batch, &s, &p),
-                    false => Ok(batch.column(i).clone()),
+                .map(|&(from_static, i)| {
+                    if whole && !from_static {
+                        Ok(batch.column(i).clone())
+                    } else {
+                        self.take(from_static, i, batch, &s, &p)
+                    }
                 })
                 .collect::<Result<Vec<ArrayRef>>>()?;
             out.push(with_rows(self.schema.clone(), columns, s.len())?);

@@ -188,9 +188,11 @@ fn rows(deep: bool) -> Vec<Row> {
                 "SELECT count(*), count(DISTINCT position_key) FROM read_plies('{glob}')"
             )),
             expect: String::new(),
-            against: None,
+            against: Some(Against::Python(
+                [vec![script("position_keys.py")], files.clone()].concat(),
+            )),
             work: Work::Printed("plies"),
-            target: "≥ 200,000 plies/s (issue 13)",
+            target: "≥ 20× python-chess (issue 32); ≥ 200,000 plies/s (issue 13)",
         });
         rows.push(Row {
             name: "read_pgn full rules, shared standard PGN".into(),

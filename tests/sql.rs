@@ -91,13 +91,7 @@ async fn run_with_scan(ctx: &SessionContext, q: &str) -> (Vec<Vec<String>>, bool
 #[tokio::test(flavor = "multi_thread")]
 async fn the_scan_counts_its_stage_runs() {
     let ctx = sql::context();
-    let runs = async |q: String| {
-        let (plan, found) = plan_and_scan(&ctx, &q).await;
-        let batches = collect(plan, ctx.task_ctx()).await.expect("run");
-        let m = found.metrics().expect("metrics");
-        let runs = m.sum_by_name("stage_runs").map_or(0, |v| v.as_usize());
-        (rows(&batches), runs)
-    };
+    let runs = async |q: String| rows_and_stage_runs(&ctx, &q).await;
     let (_, tags) = runs(format!("SELECT count(white) FROM read_pgn('{}')", sample())).await;
     assert_eq!(tags, 0);
     let (got, rules) = runs(format!("SELECT max(plies) FROM read_pgn('{}')", sample())).await;
@@ -106,6 +100,41 @@ async fn the_scan_counts_its_stage_runs() {
     assert!(
         rules >= 3 * longest,
         "{rules} stage runs, longest game {longest} plies"
+    );
+}
+
+/// The rows of query `q` (one scan) and its scan's `stage_runs`.
+async fn rows_and_stage_runs(ctx: &SessionContext, q: &str) -> (Vec<Vec<String>>, usize) {
+    let (plan, found) = plan_and_scan(ctx, q).await;
+    let batches = collect(plan, ctx.task_ctx()).await.expect("run");
+    let m = found.metrics().expect("metrics");
+    let runs = m.sum_by_name("stage_runs").map_or(0, |v| v.as_usize());
+    (rows(&batches), runs)
+}
+
+/// Without a column made from the moves' notation, `read_plies` reads the plies' positions
+/// alone (`ValidateOptions::positions_only`: stage `replay_plies` is not run): fewer stage
+/// runs, and every position column as with the notation read.
+#[tokio::test(flavor = "multi_thread")]
+async fn positions_alone_are_read_without_the_notation() {
+    let ctx = sql::context();
+    let columns = "file, game_index, ply, color, move_number, fen_before, fen_after, \
+                   white_pawns, black_queens, position_key, comment";
+    let q = |extra: &str| {
+        format!(
+            "SELECT {columns}{extra} FROM read_plies('{}') ORDER BY file, game_index, ply",
+            queries_pgn()
+        )
+    };
+    let (alone, alone_runs) = rows_and_stage_runs(&ctx, &q("")).await;
+    let (named, named_runs) = rows_and_stage_runs(&ctx, &q(", san")).await;
+    assert_eq!(alone.len(), 4705);
+    let without_san: Vec<Vec<String>> = named.iter().map(|r| r[..r.len() - 1].to_vec()).collect();
+    assert_eq!(alone, without_san);
+    assert!(named.iter().all(|r| !r[r.len() - 1].is_empty()), "SAN read");
+    assert!(
+        alone_runs < named_runs,
+        "{alone_runs} stage runs alone, {named_runs} with the notation"
     );
 }
 

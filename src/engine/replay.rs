@@ -21,7 +21,7 @@ use crate::stages::{InputTable, Pipeline, Stage, tables};
 /// position; gives, per position whose token stands for exactly one legal move (in no
 /// particular order), its position_id and whether the position has a legal en passant
 /// capture, and the `replay_states` rows after those moves (stage `replay_next`; whether each
-/// move was zeroing: [`crate::stages::rows::zeroed`] of them).
+/// move was zeroing: [`crate::stages::rows::after_moves`] of them).
 ///
 /// Errors: pipeline failures only.
 pub(crate) async fn step(

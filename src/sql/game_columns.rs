@@ -214,13 +214,15 @@ pub(crate) fn needs_rules(projection: &[usize]) -> bool {
 }
 
 /// The validation these columns of [`read_pgn_schema`] (indices) need: `None` without a
-/// rules or openings column; with an openings column, the plies' positions, up to
-/// [`CLASSIFY_PLIES`] when no rules column is projected.
+/// rules or openings column; with an openings column, the plies' positions (not their
+/// notation), up to [`CLASSIFY_PLIES`] when no rules column is projected.
 pub(crate) fn validation_for(projection: &[usize]) -> Option<ValidateOptions> {
     let rules = needs_rules(projection);
     let openings = needs_openings(projection);
     (rules || openings).then_some(ValidateOptions {
         plies: openings,
+        // the classification reads the positions alone
+        positions_only: true,
         max_plies: (openings && !rules).then_some(CLASSIFY_PLIES),
     })
 }

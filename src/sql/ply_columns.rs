@@ -128,6 +128,33 @@ fn material_columns() -> impl Iterator<Item = (String, usize, usize)> {
         })
 }
 
+/// The columns of [`read_plies_schema`] made from a move's notation (its UCI, SAN and
+/// flags); the others need only the positions ([`crate::validate::ValidateOptions::positions_only`]).
+const NOTATION_COLUMNS: [&str; 12] = [
+    "uci",
+    "san",
+    "piece",
+    "from_square",
+    "to_square",
+    "captured",
+    "promotion",
+    "is_capture",
+    "is_check",
+    "is_checkmate",
+    "is_castling",
+    "is_en_passant",
+];
+
+/// Whether these columns of [`read_plies_schema`] (indices) read the moves' notation.
+pub(crate) fn needs_notation(projection: &[usize]) -> bool {
+    let all = read_plies_schema();
+    projection.iter().any(|&i| {
+        all.fields()
+            .get(i)
+            .is_some_and(|f| NOTATION_COLUMNS.contains(&f.name().as_str()))
+    })
+}
+
 /// What one ply row adds to its [`PlyRow`].
 struct Derived<'a> {
     piece: Option<char>,
@@ -467,8 +494,8 @@ fn marks(comment: &str) -> Vec<Mark> {
 }
 
 /// The piece, squares, captured piece, material and key of a ply, read from the positions
-/// before it (`p.position_before`) and after it (`after`, when asked for) and its UCI (no
-/// move is generated or applied here: the pipeline did that).
+/// before it (`p.position_before`) and after it (`after`, when asked for), its UCI and
+/// double step (no move is generated or applied here: the pipeline did that).
 fn derive(p: &PlyRow, mut after: Option<Setup>) -> Derived<'_> {
     let before = &p.position_before;
     let squares = (p.uci.len() >= 4 && p.uci != crate::validate::NULL_UCI)
@@ -488,14 +515,8 @@ fn derive(p: &PlyRow, mut after: Option<Setup>) -> Derived<'_> {
     };
     // the Polyglot key counts the en passant file after every double step (its own
     // pseudo-legal rule), while the FEN names the square only for a legal capture
-    if let (Some(a), Some('P'), Some(f), Some(t)) = (
-        after.as_mut(),
-        piece,
-        from.and_then(parse_square),
-        to.and_then(parse_square),
-    ) && f.abs_diff(t) == 16
-    {
-        a.ep_square = Some((f + t) / 2);
+    if let Some(a) = after.as_mut() {
+        a.ep_square = p.double_step_square;
     }
     Derived {
         piece,

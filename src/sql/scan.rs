@@ -49,7 +49,7 @@ use super::game_columns::{
 use super::openings::{Book, book};
 use super::options::split_bytes_of;
 use super::ply_bound::{max_ply, ply_bound};
-use super::ply_columns::{plies_batches, read_plies_schema};
+use super::ply_columns::{needs_notation, plies_batches, read_plies_schema};
 use super::ranges::{partitions, planned_ranges, ranges_of, ranges_plan};
 use crate::engine::thread_runtime;
 use crate::io::input::{ByteCounter, Input};
@@ -707,6 +707,7 @@ impl Flush {
             Rows::Games => validation_for(&self.scan.projection),
             Rows::Plies | Rows::ExplorerPlies => Some(ValidateOptions {
                 plies: true,
+                positions_only: !needs_notation(&self.scan.projection),
                 max_plies: self.scan.max_ply,
             }),
         };

@@ -112,19 +112,39 @@ pub(crate) fn replay_verdicts(batches: &[RecordBatch]) -> Result<Vec<(u64, bool)
         .collect())
 }
 
-/// Per position of a batch with the columns `position_id` and `halfmove_clock` (a position
-/// after a move: `next_positions`, `replay_next`), in row order: its position_id and whether
-/// the move reset the halfmove clock (a pawn move or a capture, FIDE art. 9.3, decided by rule
-/// `after_move` of plans/rules/).
+/// What the position after a move says of the move ([`after_moves`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct AfterMove {
+    /// The move reset the halfmove clock (a pawn move or a capture, FIDE art. 9.3).
+    pub zeroing: bool,
+    /// The square a pawn's double step passed over (FIDE art. 3.7.4): the en passant square
+    /// of the position after the move, whether or not a capture there is legal; `None` after
+    /// any other move.
+    pub double_step_square: Option<u8>,
+}
+
+/// Per position of a batch with the columns `position_id`, `halfmove_clock` and `ep_square`
+/// (a position after a move: `next_positions`, `replay_next`), in row order: its position_id
+/// and what it says of the move that led there ([`AfterMove`], decided by rule `after_move`
+/// of plans/rules/).
 ///
 /// Errors: [`crate::Error::Session`] when a column is missing.
-pub(crate) fn zeroed(batches: &[RecordBatch]) -> Result<Vec<(u64, bool)>> {
+pub(crate) fn after_moves(batches: &[RecordBatch]) -> Result<Vec<(u64, AfterMove)>> {
     let mut out = Vec::with_capacity(batches.iter().map(RecordBatch::num_rows).sum());
     for b in batches {
         let id = read::primitive::<UInt64Type>(b, "position_id")?;
         let clock = read::primitive::<Int32Type>(b, "halfmove_clock")?;
+        let ep = read::primitive::<Int32Type>(b, "ep_square")?;
         for i in 0..b.num_rows() {
-            out.push((id.value(i), clock.is_valid(i) && clock.value(i) == 0));
+            let after = AfterMove {
+                zeroing: clock.is_valid(i) && clock.value(i) == 0,
+                double_step_square: if ep.is_valid(i) {
+                    u8::try_from(ep.value(i)).ok()
+                } else {
+                    None
+                },
+            };
+            out.push((id.value(i), after));
         }
     }
     Ok(out)

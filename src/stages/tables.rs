@@ -631,17 +631,21 @@ pub fn state_rows(b: &RecordBatch) -> Result<Vec<Setup>> {
         .map(|n| column::<UInt64Array>(b, n))
         .collect::<Result<_>>()?;
     for (i, s) in out.iter_mut().enumerate() {
-        // the occupied squares only, lowest first
-        let mut occupied = sets[0].value(i) | sets[1].value(i);
-        while occupied != 0 {
-            let sq = occupied.trailing_zeros() as usize;
-            occupied &= occupied - 1;
-            let on = |k: usize| sets[k].value(i) >> sq & 1 == 1;
-            let color = if on(0) { Color::White } else { Color::Black };
-            s.board[sq] = Role::ALL
-                .into_iter()
-                .find(|r| on(2 + *r as usize))
-                .map(|role| Piece { color, role });
+        let white = sets[0].value(i);
+        let occupied = white | sets[1].value(i);
+        // each kind's occupied squares, lowest first
+        for role in Role::ALL {
+            let mut on = sets[2 + role as usize].value(i) & occupied;
+            while on != 0 {
+                let sq = on.trailing_zeros() as usize;
+                on &= on - 1;
+                let color = if white >> sq & 1 == 1 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                s.board[sq] = Some(Piece { color, role });
+            }
         }
     }
     Ok(out)

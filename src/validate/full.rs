@@ -22,7 +22,7 @@ use crate::engine::Engine;
 use crate::engine::tokens::{Resolution, resolve};
 use crate::error::{Error, Result};
 use crate::session::read;
-use crate::stages::rows::{PositionStatus, read_status, token_verdicts, zeroed};
+use crate::stages::rows::{AfterMove, PositionStatus, after_moves, read_status, token_verdicts};
 use crate::stages::tables::{self, column};
 use crate::stages::{APPLY, InputTable, LEGAL, Stage, Table};
 
@@ -93,7 +93,12 @@ impl Run<'_, '_> {
     /// history where it is played from: replay records it with its first move, the next
     /// full ply ([`Run::lex_tokens`]) if replay plays none.
     pub(super) async fn complete_pending(&mut self) -> Result<()> {
-        let status = self.status().await?;
+        // without notation asked for, no suffix is looked for
+        let status = if self.options.positions_only {
+            HashMap::new()
+        } else {
+            self.status().await?
+        };
         for l in self.live.iter_mut() {
             if let Some(mut row) = l.pending.take() {
                 if let Some(st) = status.get(&l.id) {
@@ -189,8 +194,9 @@ impl Run<'_, '_> {
         };
         p.set_table(InputTable::ChosenMoves, moves).await?;
         p.run_all(APPLY).await?;
-        // whether each move reset the halfmove clock: the position after it says
-        let zeroing_of: HashMap<u64, bool> = zeroed(&p.table(Stage::NextPositions).await?)?
+        // whether each move reset the halfmove clock, its double step: the position after it
+        // says
+        let after_of: HashMap<u64, AfterMove> = after_moves(&p.table(Stage::NextPositions).await?)?
             .into_iter()
             .collect();
         let index: HashMap<u64, usize> = self
@@ -214,7 +220,7 @@ impl Run<'_, '_> {
             let ply = l.ply as u32 + 1;
             let token = &l.tokens[l.ply];
             let position = current.positions.get(id);
-            let zeroing = zeroing_of.get(id).copied().unwrap_or_default();
+            let after = after_of.get(id).copied().unwrap_or_default();
             if not_en_passant.contains(id) {
                 r.set_error(
                     ply,
@@ -230,7 +236,7 @@ impl Run<'_, '_> {
                 continue;
             }
             if matches!(t, SanToken::Null) || n == 1 {
-                l.history.push_move(zeroing, st.ep_legal_sq.is_some());
+                l.history.push_move(after.zeroing, st.ep_legal_sq.is_some());
                 if self.options.plies {
                     let mut row = match named.get(id) {
                         Some(row) => row.clone(),
@@ -243,6 +249,7 @@ impl Run<'_, '_> {
                     };
                     row.game_index = r.game_index;
                     row.ply = ply;
+                    row.double_step_square = after.double_step_square;
                     row.position_before = position
                         .map(|s| as_written(s, st))
                         .ok_or_else(|| Error::Internal(format!("no position of live game {id}")))?;

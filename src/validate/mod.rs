@@ -47,7 +47,7 @@ use crate::error::Result;
 use crate::pgn::RawGame;
 use crate::stages::{InputTable, tables};
 
-use replay::replay;
+use replay::{PlyRows, replay};
 
 /// Options of [`validate_games_with`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -56,6 +56,14 @@ pub struct ValidateOptions {
     /// `replay_plies`, a little slower than without plies), the full stages the plies where
     /// replay stops.
     pub plies: bool,
+    /// With [`ValidateOptions::plies`]: the plies replay plays carry their position, not
+    /// their notation (`uci`, `san` empty, the move's flags false, only `position_before`
+    /// and `double_step_square` set): stage `replay_plies` is not run, nor the status stages
+    /// that give a SAN suffix. For readers of the positions alone (`read_plies` when no
+    /// notation column is projected). Plies the full stages play (a null move, castling
+    /// written as a king's move, an en passant mark) keep their notation, not always with
+    /// its suffix.
+    pub positions_only: bool,
     /// Replay at most this many plies of each game (`None`: all): a game longer than that is
     /// played up to ply `max_plies` and reported as if its movetext ended there (its
     /// `plies`, final position and status those of the prefix; an illegal move or a
@@ -72,6 +80,15 @@ impl ValidateOptions {
         ValidateOptions {
             plies,
             ..Default::default()
+        }
+    }
+
+    /// What these options ask replay to give of each ply it plays.
+    fn ply_rows(self) -> PlyRows {
+        match (self.plies, self.positions_only) {
+            (false, _) => PlyRows::No,
+            (true, true) => PlyRows::Positions,
+            (true, false) => PlyRows::Named,
         }
     }
 }
@@ -225,8 +242,8 @@ struct Run<'a, 'g> {
 impl Run<'_, '_> {
     /// Replays the live games for as long as each token stands for exactly one legal move
     /// ([`replay`]) and records where each got to; with plies, the rows of
-    /// the replayed plies, the last one pending (its suffix comes from the full stages'
-    /// status of the position after it, as for a move they play).
+    /// the replayed plies, the last one pending when named (its suffix comes from the full
+    /// stages' status of the position after it, as for a move they play).
     async fn replay(&mut self) -> Result<()> {
         let histories: Vec<History> = self
             .live
@@ -238,13 +255,8 @@ impl Run<'_, '_> {
             .iter()
             .map(|l| (l.id, &l.position, l.tokens.get(l.ply..).unwrap_or_default()))
             .collect();
-        let mut replayed = replay(
-            self.engine.pipeline(),
-            &starts,
-            histories,
-            self.options.plies,
-        )
-        .await?;
+        let rows = self.options.ply_rows();
+        let mut replayed = replay(self.engine.pipeline(), &starts, histories, rows).await?;
         for l in self.live.iter_mut() {
             if let Some(r) = replayed.remove(&l.id) {
                 let first = l.ply;
@@ -261,8 +273,9 @@ impl Run<'_, '_> {
                     let mut row = m.row;
                     row.game_index = report.game_index;
                     row.ply = (first + i) as u32 + 1;
-                    if i + 1 < n {
-                        // the next move was accepted: the position had a legal reply
+                    if i + 1 < n || rows == PlyRows::Positions {
+                        // the next move was accepted: the position had a legal reply (a
+                        // row without notation has no suffix to wait for)
                         if m.gives_check {
                             row.mark_check(false);
                         }

@@ -30,7 +30,7 @@ use crate::engine::replay::{replayable, step};
 use crate::error::{Error, Result};
 use crate::pgn::RawGame;
 use crate::session::read::{self, Row};
-use crate::stages::rows::{ReplayPly, read_status};
+use crate::stages::rows::{AfterMove, ReplayPly, after_moves, read_status};
 use crate::stages::tables::{self, replay_states_schema};
 use crate::stages::{LEGAL, Stage};
 
@@ -134,6 +134,7 @@ pub(crate) async fn replay_prefixes(
         let subset: Vec<(&str, RawGame)> = alone.iter().map(|&g| games[g].clone()).collect();
         let options = ValidateOptions {
             plies: true,
+            positions_only: false,
             max_plies: Some(max_plies),
         };
         let validation = validate_games_with(engine, &subset, options).await?;
@@ -181,6 +182,7 @@ async fn play_tree(engine: &Engine, nodes: &mut [Node<'_>]) -> Result<()> {
         let pairs: Vec<(u64, &SanToken)> = tokens.iter().map(|(i, t)| (*i, t)).collect();
         let (accepted, next) = step(p, vec![fork(&states, &rows, &tokens)?], &pairs).await?;
         let accepted: HashMap<u64, bool> = accepted.into_iter().collect();
+        let after_of: HashMap<u64, AfterMove> = after_moves(&next)?.into_iter().collect();
         let mut named: HashMap<u64, ReplayPly> =
             ReplayPly::read_rows(&p.run(Stage::ReplayPlies).await?)?
                 .into_iter()
@@ -190,8 +192,11 @@ async fn play_tree(engine: &Engine, nodes: &mut [Node<'_>]) -> Result<()> {
             let Some(&ep_legal) = accepted.get(c) else {
                 continue;
             };
-            let replayed = ply_of(named.remove(c), before.get(row as usize), ep_legal)
-                .ok_or_else(|| Error::Internal(format!("no notation of tree move {c}")))?;
+            let missing = || Error::Internal(format!("no notation of tree move {c}"));
+            let name = named.remove(c).ok_or_else(missing)?;
+            let position = before.get(row as usize).ok_or_else(missing)?;
+            let after = after_of.get(c).copied().unwrap_or_default();
+            let replayed = ply_of(Some(name), position, ep_legal, after);
             let mut ply = replayed.row;
             ply.ply = depth;
             let parent = ids.value(row as usize) as usize;

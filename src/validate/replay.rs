@@ -9,9 +9,10 @@
 //! The full stages ([`super::full`]) resolve that ply, classify the errors and give the final
 //! status; replay only ever accepts a move those stages accept.
 //!
-//! For the per-ply table, each accepted move also gets its notation and flags (stage
-//! `replay_plies`: UCI, SAN without `+`/`#`, whether it gives check) and the FEN before it;
-//! the SAN suffix is left to the caller ([`ReplayedPly`]).
+//! For the per-ply table, each accepted move also gets the position before it and, unless
+//! only positions are asked for ([`PlyRows`]), its notation and flags (stage `replay_plies`:
+//! UCI, SAN without `+`/`#`, whether it gives check); the SAN suffix is left to the caller
+//! ([`ReplayedPly`]).
 
 use std::collections::BTreeMap;
 
@@ -24,10 +25,22 @@ use crate::chess::setup::Setup;
 use crate::engine::replay::{replayable, step};
 use crate::error::{Error, Result};
 use crate::session::read::{self, Row};
-use crate::stages::rows::{ReplayPly, repetition_keys, zeroed};
+use crate::stages::rows::{AfterMove, ReplayPly, after_moves, repetition_keys};
 use crate::stages::{Pipeline, Stage, tables};
 
 use super::PlyRow;
+
+/// What replay gives of each ply it accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PlyRows {
+    /// Nothing (validation alone).
+    No,
+    /// The position before the move ([`super::ValidateOptions::positions_only`]).
+    Positions,
+    /// The position before the move and the move's notation and flags (stage
+    /// `replay_plies`).
+    Named,
+}
 
 /// Where replay left a game.
 #[derive(Debug, Clone)]
@@ -39,12 +52,14 @@ pub(crate) struct Replayed {
     pub history: History,
     /// The position reached.
     pub setup: Setup,
-    /// With plies asked for ([`replay`]): one per ply accepted, in order; else empty.
+    /// With plies asked for ([`replay`]'s [`PlyRows`]): one per ply accepted, in order; else
+    /// empty.
     pub moves: Vec<ReplayedPly>,
 }
 
 /// An accepted move for the per-ply table: its row without game, ply and SAN suffix
-/// (`is_check` false, `san` without `+`/`#`), and whether it gives check. Whether that check
+/// (`is_check` false, `san` without `+`/`#`; without notation for [`PlyRows::Positions`]),
+/// and whether it gives check. Whether that check
 /// is mate is known only from the next ply: a move followed by an accepted move is not mate;
 /// after the last, the full stages tell.
 #[derive(Debug, Clone)]
@@ -58,8 +73,8 @@ pub(crate) struct ReplayedPly {
 
 /// Replays each game (id, position, the main-line move tokens from there) for as long as its
 /// tokens stand for exactly one legal move each, continuing each game's repetition history
-/// (`histories`, one per game: the positions before the position given); with `plies`, also
-/// gives each accepted move's notation and FEN before ([`Replayed::moves`]).
+/// (`histories`, one per game: the positions before the position given); gives each accepted
+/// move's row as `rows` asks ([`Replayed::moves`]).
 ///
 /// Errors: pipeline failures ([`crate::Error::DataFusion`], [`crate::Error::Schema`]);
 /// [`Error::Internal`] when `histories` and `games` differ in length.
@@ -67,8 +82,9 @@ pub(crate) async fn replay(
     p: &Pipeline,
     games: &[(u64, &Setup, &[String])],
     histories: Vec<History>,
-    plies: bool,
+    rows: PlyRows,
 ) -> Result<BTreeMap<u64, Replayed>> {
+    let plies = rows != PlyRows::No;
     // each row's position_id is its game's place in `games` (its slot): what replay keeps
     // per game is a vector indexed by slot
     let n = games.len();
@@ -81,11 +97,13 @@ pub(crate) async fn replay(
     let mut out: BTreeMap<u64, Replayed> = BTreeMap::new();
     let mut histories = histories;
     let mut played: Vec<Vec<ReplayedPly>> = vec![vec![]; if plies { n } else { 0 }];
-    let mut accepted: Vec<Option<(bool, bool)>> = vec![None; n];
+    // per slot whose move was accepted this step: whether its position has a legal en
+    // passant capture, and what the position after says of the move
+    let mut accepted: Vec<Option<(bool, AfterMove)>> = vec![None; n];
     let mut stopped: Vec<bool> = vec![false; n];
-    // with plies, each accepted move's `replay_plies` row
+    // with named plies, each accepted move's `replay_plies` row
     let mut named: Vec<Option<ReplayPly>> = std::iter::repeat_with(|| None)
-        .take(if plies { n } else { 0 })
+        .take(if rows == PlyRows::Named { n } else { 0 })
         .collect();
     let starts: Vec<(u64, &Setup)> = games
         .iter()
@@ -125,15 +143,15 @@ pub(crate) async fn replay(
         let (verdicts, next) = step(p, states.clone(), &pairs).await?;
         for (slot, ep_legal) in verdicts {
             if let Some(a) = accepted.get_mut(slot as usize) {
-                *a = Some((false, ep_legal));
+                *a = Some((ep_legal, AfterMove::default()));
             }
         }
-        for (slot, zeroing) in zeroed(&next)? {
+        for (slot, after) in after_moves(&next)? {
             if let Some(Some(a)) = accepted.get_mut(slot as usize) {
-                a.0 = zeroing;
+                a.1 = after;
             }
         }
-        if plies {
+        if rows == PlyRows::Named {
             for r in ReplayPly::read_rows(&p.run(Stage::ReplayPlies).await?)? {
                 if let Some(slot) = named.get_mut(r.position_id as usize) {
                     *slot = Some(r);
@@ -153,18 +171,23 @@ pub(crate) async fn replay(
             for (i, slot) in slots.values().iter().enumerate() {
                 let at = *slot as usize;
                 match accepted.get_mut(at).and_then(Option::take) {
-                    Some((zeroing, ep_legal)) => {
+                    Some((ep_legal, after)) => {
                         let h = &mut histories[at];
                         h.push_position(keys(i, ep_legal));
-                        h.push_move(zeroing, ep_legal);
+                        h.push_move(after.zeroing, ep_legal);
                         if plies {
-                            let ply = ply_of(named[at].take(), before.get(i), ep_legal)
-                                .ok_or_else(|| {
-                                    Error::Internal(format!(
-                                        "no notation of the move of game {}",
-                                        games[at].0
-                                    ))
-                                })?;
+                            let missing = || {
+                                Error::Internal(format!(
+                                    "no notation of the move of game {}",
+                                    games[at].0
+                                ))
+                            };
+                            let name = match rows {
+                                PlyRows::Named => Some(named[at].take().ok_or_else(missing)?),
+                                _ => None,
+                            };
+                            let position = before.get(i).ok_or_else(missing)?;
+                            let ply = ply_of(name, position, ep_legal, after);
                             let rows = &mut played[at];
                             if rows.is_empty() {
                                 // room for every token: a ply row is large, growing moves it
@@ -195,31 +218,41 @@ pub(crate) async fn replay(
     Ok(out)
 }
 
-/// The [`ReplayedPly`] of a `replay_plies` row and the position before the move (its en
-/// passant square written only when an en passant capture is legal, `ep_legal`).
+/// The [`ReplayedPly`] of an accepted move: the position before it (its en passant square
+/// kept only when an en passant capture is legal, `ep_legal`), what the position after says
+/// of it, and its notation from its `replay_plies` row (`named`; none: a row without).
 pub(super) fn ply_of(
     named: Option<ReplayPly>,
-    before: Option<&Setup>,
+    before: &Setup,
     ep_legal: bool,
-) -> Option<ReplayedPly> {
-    let (n, before) = (named?, before?);
-    let mut s = *before;
+    after: AfterMove,
+) -> ReplayedPly {
+    let mut position_before = *before;
     if !ep_legal {
-        s.ep_square = None;
+        position_before.ep_square = None;
     }
-    Some(ReplayedPly {
-        row: PlyRow {
-            position_before: s,
-            uci: n.ply_uci,
-            san: n.ply_san,
-            is_capture: n.ply_capture,
-            is_castling: n.ply_castling,
-            is_en_passant: n.ply_en_passant,
-            promotion: n.ply_promotion.map(|p| p.to_ascii_uppercase()),
-            ..Default::default()
+    let row = PlyRow {
+        double_step_square: after.double_step_square,
+        ..PlyRow::from_position(position_before)
+    };
+    match named {
+        None => ReplayedPly {
+            row,
+            gives_check: false,
         },
-        gives_check: n.gives_check,
-    })
+        Some(n) => ReplayedPly {
+            row: PlyRow {
+                uci: n.ply_uci,
+                san: n.ply_san,
+                is_capture: n.ply_capture,
+                is_castling: n.ply_castling,
+                is_en_passant: n.ply_en_passant,
+                promotion: n.ply_promotion.map(|p| p.to_ascii_uppercase()),
+                ..row
+            },
+            gives_check: n.gives_check,
+        },
+    }
 }
 
 /// Moves the games of these `replay_states` rows (position_id: the game's slot in

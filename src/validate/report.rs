@@ -230,6 +230,10 @@ pub struct PlyRow {
     pub is_en_passant: bool,
     /// Upper-case letter of the promotion piece (`Q`, `R`, `B`, `N`).
     pub promotion: Option<String>,
+    /// The square the move passed over when it is a pawn's double step (FIDE art. 3.7.4):
+    /// the en passant square of the position after it, whether or not a capture there is
+    /// legal (the Polyglot key counts it so); `None` for any other move.
+    pub double_step_square: Option<u8>,
 }
 
 /// UCI of a null move (python-chess `Move.null().uci()`).
@@ -254,6 +258,24 @@ impl PlyRow {
     #[must_use]
     pub fn move_number(&self) -> u32 {
         self.position_before.fullmove_number
+    }
+
+    /// The row of a move from `position_before`, before its game, ply and notation are
+    /// filled in.
+    pub(crate) fn from_position(position_before: Setup) -> PlyRow {
+        PlyRow {
+            game_index: 0,
+            ply: 0,
+            position_before,
+            uci: String::new(),
+            san: String::new(),
+            is_capture: false,
+            is_check: false,
+            is_castling: false,
+            is_en_passant: false,
+            promotion: None,
+            double_step_square: None,
+        }
     }
 
     /// The row of a null move (`0000`, `--`), before its game, ply and position are filled in.

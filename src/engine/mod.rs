@@ -39,6 +39,17 @@ impl Engine {
         })
     }
 
+    /// Another engine like this one, with tables of its own, made from its plans instead of
+    /// planning them again ([`Pipeline::twin`]): `config`'s memory share.
+    ///
+    /// Errors: as [`crate::session::Session::twin`].
+    pub async fn twin(&self, config: PipelineConfig) -> Result<Engine> {
+        Ok(Engine {
+            pipeline: self.pipeline.twin(&config).await?,
+            config,
+        })
+    }
+
     /// The pipeline, for profiling, EXPLAIN and user SQL over its tables.
     pub fn pipeline(&self) -> &Pipeline {
         &self.pipeline

@@ -38,6 +38,7 @@ pub mod metrics;
 pub mod projection;
 pub mod read;
 pub mod slot;
+mod twin;
 
 pub use error::SessionError;
 pub use metrics::{PlanMetrics, StageProfile, plan_metrics};
@@ -119,6 +120,8 @@ pub struct SessionSpec {
 
 /// The planned stages over one DataFusion [`SessionContext`].
 pub struct Session {
+    /// What it was made of ([`Session::twin`] makes another of it).
+    spec: SessionSpec,
     ctx: SessionContext,
     tables: HashMap<&'static str, Arc<SlotTable>>,
     /// Names readable before any stage ran: inputs, statics, aliases.
@@ -156,29 +159,9 @@ impl Session {
     /// [`SessionError::StageOrder`], [`SessionError::DataFusion`].
     pub async fn new(spec: SessionSpec, config: &PipelineConfig) -> Result<Session> {
         let partitions = config.target_partitions.max(1);
-        let session = SessionConfig::new()
-            .with_target_partitions(partitions)
-            .with_batch_size(config.batch_size)
-            .with_information_schema(true)
-            .set_bool(
-                "datafusion.sql_parser.map_string_types_to_utf8view",
-                spec.utf8_view_strings,
-            )
-            // physical plans are re-executed (see crate::session::slot): no dynamic filters in them
-            .set_bool("datafusion.optimizer.enable_dynamic_filter_pushdown", false)
-            .set_bool(
-                "datafusion.optimizer.enable_join_dynamic_filter_pushdown",
-                false,
-            )
-            .set_bool(
-                "datafusion.optimizer.enable_topk_dynamic_filter_pushdown",
-                false,
-            )
-            .set_bool(
-                "datafusion.optimizer.enable_aggregate_dynamic_filter_pushdown",
-                false,
-            );
+        let session = session_config(&spec, config);
         let mut s = Session {
+            spec: spec.clone(),
             ctx: SessionContext::new_with_config_rt(session, config.memory.runtime()),
             tables: HashMap::new(),
             base: vec![],
@@ -555,6 +538,32 @@ impl Session {
             .ok()
             .and_then(|p| p.get(stage).cloned())
     }
+}
+
+/// The DataFusion settings of a session of `spec` made with `config`.
+fn session_config(spec: &SessionSpec, config: &PipelineConfig) -> SessionConfig {
+    SessionConfig::new()
+        .with_target_partitions(config.target_partitions.max(1))
+        .with_batch_size(config.batch_size)
+        .with_information_schema(true)
+        .set_bool(
+            "datafusion.sql_parser.map_string_types_to_utf8view",
+            spec.utf8_view_strings,
+        )
+        // physical plans are re-executed (see crate::session::slot): no dynamic filters in them
+        .set_bool("datafusion.optimizer.enable_dynamic_filter_pushdown", false)
+        .set_bool(
+            "datafusion.optimizer.enable_join_dynamic_filter_pushdown",
+            false,
+        )
+        .set_bool(
+            "datafusion.optimizer.enable_topk_dynamic_filter_pushdown",
+            false,
+        )
+        .set_bool(
+            "datafusion.optimizer.enable_aggregate_dynamic_filter_pushdown",
+            false,
+        )
 }
 
 /// Replaces a slot table's batches. Rows are spread evenly over the partitions (batches

@@ -142,6 +142,19 @@ impl SlotExec {
     pub fn is_static(&self) -> bool {
         self.is_static
     }
+
+    /// The same scan of another table of the same name and schema (a twin session's:
+    /// [`super::Session::twin`]).
+    pub(super) fn of_table(&self, table: &SlotTable) -> SlotExec {
+        SlotExec {
+            name: self.name.clone(),
+            data: table.data().clone(),
+            projection: self.projection.clone(),
+            schema: self.schema.clone(),
+            properties: self.properties.clone(),
+            is_static: self.is_static,
+        }
+    }
 }
 
 impl DisplayAs for SlotExec {

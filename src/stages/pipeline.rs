@@ -57,6 +57,16 @@ impl Pipeline {
         Ok(pipeline)
     }
 
+    /// Another pipeline with tables of its own, made from this one's plans
+    /// ([`Session::twin`]): `config`'s memory share, this one's partitions.
+    ///
+    /// Errors: as [`Session::twin`].
+    pub async fn twin(&self, config: &PipelineConfig) -> Result<Pipeline> {
+        Ok(Pipeline {
+            session: self.session.twin(config).await?,
+        })
+    }
+
     /// Checks that each stage of the workflow, run after the workflows it needs
     /// ([`Workflow::sequence`]), reads only input tables, static tables and stages before it.
     ///

@@ -48,25 +48,19 @@ impl Validator {
                 memory,
                 ..config.clone()
             });
-        let engines = std::thread::scope(|scope| {
-            let handles: Vec<_> = configs
-                .map(|config| {
-                    scope.spawn(|| {
-                        thread_runtime()?.block_on(async {
-                            let engine = Engine::new(config).await?;
-                            engine.pipeline().prepare(&validation_stages()).await?;
-                            Ok(engine)
-                        })
-                    })
-                })
-                .collect();
-            // every thread joined before an error is returned
-            let made: Vec<Result<Engine>> = handles
-                .into_iter()
-                .map(|h| joined(h.join(), "a thread making a pipeline panicked"))
-                .collect();
-            made.into_iter().collect::<Result<Vec<Engine>>>()
-        })?;
+        // one pipeline planned, the others its twins (its plans, tables of their own)
+        let mut engines: Vec<Engine> = vec![];
+        for config in configs {
+            let engine = match engines.first() {
+                None => {
+                    let engine = Engine::new(config).await?;
+                    engine.pipeline().prepare(&validation_stages()).await?;
+                    engine
+                }
+                Some(first) => first.twin(config).await?,
+            };
+            engines.push(engine);
+        }
         Ok(Validator { engines })
     }
 

@@ -855,3 +855,50 @@ fn replay_plies_equal_full_stage_plies() {
         }
     });
 }
+
+/// A replay pass ends once few games are in play while a game it stopped waits for the full
+/// stages (two null moves before the moves of the sample's longest game): the waiting game
+/// goes on beside the long one, not in steps of its own after it. About one replay step per
+/// ply of the long game, not two; the reports and plies of the full stages.
+#[test]
+fn a_game_stopped_early_goes_on_beside_the_long_ones() {
+    use sqlchess::validate::validate_plies_on_full_stages;
+    let long = sample_games()
+        .into_iter()
+        .max_by_key(|(_, g)| g.moves.len())
+        .expect("a game");
+    let plies = long.1.moves.len();
+    assert!(plies > 100, "{plies} plies");
+    let text = format!(
+        "[Event \"nulls first\"]\n\n-- -- {} *\n",
+        long.1.moves.join(" ")
+    );
+    let waiting = PgnReader::new(text.as_bytes())
+        .next()
+        .expect("a game")
+        .expect("read");
+    assert_eq!(waiting.moves.len(), plies + 2);
+    let games = vec![long, ("nulls.pgn", waiting)];
+    rt().block_on(async {
+        let e = engine().await;
+        let replayed = validate_games_with(&e, &games, ValidateOptions::with_plies(true))
+            .await
+            .expect("validate");
+        let steps = e
+            .pipeline()
+            .profile()
+            .into_iter()
+            .find(|(s, _)| s == "replay_moves")
+            .map_or(0, |(_, p)| p.runs as usize);
+        assert!(
+            (plies..plies + 10).contains(&steps),
+            "{steps} replay steps for two games of {plies} plies"
+        );
+        let full = validate_plies_on_full_stages(&e, &games)
+            .await
+            .expect("validate");
+        assert_eq!(replayed, full);
+        assert_eq!(replayed.reports[1].plies as usize, plies + 2);
+        assert_eq!(replayed.reports[1].error_kind, None);
+    });
+}

@@ -71,6 +71,13 @@ pub(crate) struct ReplayedPly {
     pub gives_check: bool,
 }
 
+/// The games still in play at or below which a replay pass ends while games it stopped with
+/// tokens left wait for the full stages: each step costs about as much whatever its rows, so
+/// a waiting game resumed only after the pass's longest game would run its remaining plies
+/// in steps of its own; ended here, the full stages play one ply of every game in play and
+/// the next pass takes the waiting games on beside the long ones.
+const TAIL_ROWS: usize = 64;
+
 /// Replays each game (id, position, the main-line move tokens from there) for as long as its
 /// tokens stand for exactly one legal move each, continuing each game's repetition history
 /// (`histories`, one per game: the positions before the position given); gives each accepted
@@ -128,7 +135,16 @@ pub(crate) async fn replay(
     };
     let mut states = vec![tables::setups_to_states(&starts)?];
     let mut ply = 0;
+    // games stopped with tokens left (a null move, castling written as a king's move, an
+    // illegal move…): the full stages play their next ply after this pass
+    let mut waiting = 0;
     loop {
+        // a pass down to its last few games ends for all of them while some wait, so that
+        // the waiting games go on beside its long games, not alone after them
+        let in_play: usize = states.iter().map(RecordBatch::num_rows).sum();
+        if waiting > 0 && in_play <= TAIL_ROWS {
+            break;
+        }
         let mut pairs: Vec<(u64, &SanToken)> = vec![];
         for b in &states {
             for &slot in read::primitive::<UInt64Type>(b, "position_id")?.values() {
@@ -200,6 +216,9 @@ pub(crate) async fn replay(
                         if let Some(s) = stopped.get_mut(at) {
                             *s = true;
                             any_stopped = true;
+                            if ply < games[at].2.len() {
+                                waiting += 1;
+                            }
                         }
                     }
                 }

@@ -196,12 +196,15 @@ impl Session {
             static_plans.push((st.name, df, s.table_ref(st.name)?.clone()));
             s.base.push(st.name);
         }
-        // built only if no session built them before
-        let building = tokio::spawn(async move {
-            cell.get_or_try_init(|| async {
+        // built only if no session built them before, on a thread of their own while the
+        // stages are planned here
+        let building = tokio::task::spawn_blocking(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .map_err(|e| SessionError::DataFusion(e.into()))?;
+            rt.block_on(cell.get_or_try_init(|| async {
                 build_statics(static_plans, partitions).await.map(Arc::new)
-            })
-            .await
+            }))
             .cloned()
         });
         for (name, schema) in &spec.inputs {

@@ -129,7 +129,8 @@ fn material_columns() -> impl Iterator<Item = (String, usize, usize)> {
 }
 
 /// The columns of [`read_plies_schema`] made from a move's notation (its UCI, SAN and
-/// flags); the others need only the positions ([`crate::validate::ValidateOptions::positions_only`]).
+/// flags); the others need only the positions
+/// ([`crate::validate::ValidateOptions::positions_only`]).
 const NOTATION_COLUMNS: [&str; 12] = [
     "uci",
     "san",

@@ -59,9 +59,8 @@ pub(crate) struct Replayed {
 
 /// An accepted move for the per-ply table: its row without game, ply and SAN suffix
 /// (`is_check` false, `san` without `+`/`#`; without notation for [`PlyRows::Positions`]),
-/// and whether it gives check. Whether that check
-/// is mate is known only from the next ply: a move followed by an accepted move is not mate;
-/// after the last, the full stages tell.
+/// and whether it gives check. Whether that check is mate is known only from the next ply:
+/// a move followed by an accepted move is not mate; after the last, the full stages tell.
 #[derive(Debug, Clone)]
 pub(crate) struct ReplayedPly {
     /// The row: FEN before, UCI, SAN without suffix, capture, castling, en passant,

@@ -1152,7 +1152,8 @@ fn sql_threads_limits_refused_up_front_and_the_bundled_sample() {
     for limit in ["0", "1KiB", "16MiB"] {
         for args in [
             vec!["--memory-limit", limit, "sql", "SELECT 1"],
-            vec!["--memory-limit", limit, "validate"],
+            // one pipeline: with more, what they need side by side is named (below)
+            vec!["--threads", "1", "--memory-limit", limit, "validate"],
             vec!["--memory-limit", limit, "perft", START, "1"],
         ] {
             let out = run(&args, b"");
@@ -1180,6 +1181,26 @@ fn sql_threads_limits_refused_up_front_and_the_bundled_sample() {
         "{}",
         show(&out)
     );
+    // the larger of the two least limits is named, and it works: 20 pipelines of 24 MiB,
+    // not the 36 MiB a run with 20 threads needs
+    let out = run(
+        &["--threads", "20", "--memory-limit", "32MiB", "validate"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        text(&out.stderr).contains(
+            "memory limit of 32.0 MiB is too small for 20 pipelines side by side (--threads \
+             20), which need 24.0 MiB each: give at least 480.0 MiB (--memory-limit 480MiB)"
+        ),
+        "{}",
+        show(&out)
+    );
+    let out = run(
+        &["--threads", "20", "--memory-limit", "480MiB", "validate"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     for flag in [["--threads", "1"], ["--memory-limit", "1GiB"]] {
         let out = run(&[flag[0], flag[1], "cluster", "scheduler"], b"");
         assert_eq!(out.status.code(), Some(2), "{}", show(&out));

@@ -206,8 +206,16 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     }
     if let Some(size) = &cli.memory_limit {
         let limit = sqlchess::session::memory::parse_size(size)?;
-        config.memory =
-            sqlchess::session::memory::MemoryBudget::for_run(limit, config.target_partitions)?;
+        // `validate` runs its pipelines side by side, one per thread
+        let side_by_side = match cli.command {
+            Command::Validate(_) => config.target_partitions,
+            _ => 1,
+        };
+        config.memory = sqlchess::session::memory::MemoryBudget::for_run(
+            limit,
+            config.target_partitions,
+            side_by_side,
+        )?;
     }
     let given = Given {
         threads: cli.threads.is_some(),

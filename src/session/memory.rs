@@ -69,6 +69,23 @@ pub fn min_limit(threads: usize) -> u64 {
 /// refuse a smaller limit up front ([`MemoryBudget::check_pipelines`]).
 pub const MIN_PIPELINE: u64 = 24 << 20;
 
+/// Refuses `n` pipelines side by side in a pool of `limit` bytes (of a run's `run_limit`,
+/// named in the error) when each would get less than [`MIN_PIPELINE`].
+fn side_by_side(limit: u64, run_limit: u64, n: usize) -> Result<()> {
+    let min = MIN_PIPELINE.saturating_mul(n as u64).max(MIN_LIMIT);
+    if n > 1 && limit < min {
+        return Err(SessionError::LimitTooSmall {
+            limit: run_limit,
+            min,
+            what: format!(
+                "{n} pipelines side by side (--threads {n}), which need {} each",
+                human(MIN_PIPELINE)
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Consumers named in a [`SessionError::MemoryLimit`] message: the largest holders of the
 /// pool when an allocation failed.
 const TOP_CONSUMERS: usize = 3;
@@ -225,12 +242,17 @@ impl MemoryBudget {
         })
     }
 
-    /// The budget of a run given `--memory-limit limit` and `--threads threads`.
+    /// The budget of a run given `--memory-limit limit` and `--threads threads`, of which
+    /// `pipelines` run side by side (`validate`'s; 1 for other commands).
     ///
-    /// Errors: [`SessionError::LimitTooSmall`] below [`min_limit`], naming it; as
-    /// [`MemoryBudget::new`].
-    pub fn for_run(limit: u64, threads: usize) -> Result<MemoryBudget> {
+    /// Errors: [`SessionError::LimitTooSmall`] below [`min_limit`] or below what the
+    /// pipelines side by side need ([`MemoryBudget::check_pipelines`]), naming the larger of
+    /// the two; as [`MemoryBudget::new`].
+    pub fn for_run(limit: u64, threads: usize, pipelines: usize) -> Result<MemoryBudget> {
         let min = min_limit(threads);
+        if pipelines > 1 && MIN_PIPELINE.saturating_mul(pipelines as u64) > min {
+            side_by_side(limit, limit, pipelines)?;
+        }
         if limit < min {
             return Err(SessionError::LimitTooSmall {
                 limit,
@@ -303,18 +325,7 @@ impl MemoryBudget {
     ///
     /// Errors: [`SessionError::LimitTooSmall`] naming the limit they need.
     pub fn check_pipelines(&self, n: usize) -> Result<()> {
-        let min = MIN_PIPELINE.saturating_mul(n as u64).max(MIN_LIMIT);
-        if n > 1 && self.limit < min {
-            return Err(SessionError::LimitTooSmall {
-                limit: self.run_limit,
-                min,
-                what: format!(
-                    "{n} pipelines side by side (--threads {n}), which need {} each",
-                    human(MIN_PIPELINE)
-                ),
-            });
-        }
-        Ok(())
+        side_by_side(self.limit, self.run_limit, n)
     }
 
     /// The bytes of this budget's pool (for a share, the share's).

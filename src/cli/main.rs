@@ -60,10 +60,11 @@ struct Cli {
     threads: Option<u64>,
     /// Memory limit of the run, for all --threads together (e.g. 2GiB, 512MiB; at least
     /// 32MiB, and 24MiB per pipeline that runs side by side; default: half the physical
-    /// memory). Each pipeline that runs side by side gets an equal share, reserved up front; operators spill to disk first (perft its large
-    /// levels too); a run that cannot stay within it stops with an error naming the limit
-    /// and one to try (exit 2). `sql`: the query's operators and its chess engines
-    /// together; `cluster executor`: that executor's tasks.
+    /// memory). Each pipeline that runs side by side gets an equal share, reserved up front;
+    /// operators spill to disk first (perft its large levels too); a run that cannot stay
+    /// within it stops with an error naming the limit and one to try (exit 2). `sql`: the
+    /// query's operators and its chess engines together; `cluster executor`: that
+    /// executor's tasks.
     #[arg(long, global = true, value_name = "SIZE")]
     memory_limit: Option<String>,
     /// Join the static tables (piece_rays, square_masks, …) with DataFusion's hash joins,

@@ -126,8 +126,6 @@ pub struct Session {
     tables: HashMap<&'static str, Arc<SlotTable>>,
     /// Names readable before any stage ran: inputs, statics, aliases.
     base: Vec<&'static str>,
-    /// The static tables' names (they are never emptied: [`Session::clear_tables`]).
-    statics: Vec<&'static str>,
     /// Stage names in the spec's order.
     order: Vec<&'static str>,
     /// Plans of the table and query stages, optimised on first use.
@@ -159,30 +157,11 @@ impl Session {
     /// [`SessionError::StageOrder`], [`SessionError::DataFusion`].
     pub async fn new(spec: SessionSpec, config: &PipelineConfig) -> Result<Session> {
         let partitions = config.target_partitions.max(1);
-        let session = session_config(&spec, config);
-        let mut s = Session {
-            spec: spec.clone(),
-            ctx: SessionContext::new_with_config_rt(session, config.memory.runtime()),
-            tables: HashMap::new(),
-            base: vec![],
-            statics: spec.statics.iter().map(|st| st.name).collect(),
-            order: vec![],
-            plans: HashMap::new(),
-            reads: HashMap::new(),
-            physical: Mutex::new(HashMap::new()),
-            partitions,
-            static_lookups: config.static_lookups,
-            profile: Mutex::new(HashMap::new()),
-            keep_plans: AtomicBool::new(false),
-            last_plans: Mutex::new(HashMap::new()),
-            memory: config.memory.tables("session"),
-            task: OnceLock::new(),
-        };
+        let mut s = Session::bare(spec.clone(), config);
         // Static tables: planned first (their schemas are all the stages need to be planned),
-        // their contents taken from the process's earlier sessions of the same spec or built
-        // by a task of their own while the stages are planned below.
-        // one cell per spec: sessions made at once (a validator's pipelines) build the
-        // tables once, the others wait for them
+        // their contents taken from the process's earlier sessions of the same spec (one cell
+        // per spec: sessions made at once, a validator's pipelines, build them once) or built
+        // on a thread of their own while the stages are planned below.
         let cell = static_cache()
             .lock()
             .map_err(|_| SessionError::Poisoned)?
@@ -196,8 +175,6 @@ impl Session {
             static_plans.push((st.name, df, s.table_ref(st.name)?.clone()));
             s.base.push(st.name);
         }
-        // built only if no session built them before, on a thread of their own while the
-        // stages are planned here
         let building = tokio::task::spawn_blocking(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .build()
@@ -249,6 +226,36 @@ impl Session {
             s.set_table(name, batches.clone()).await?;
         }
         Ok(s)
+    }
+
+    /// A session of `spec` with `config`'s settings, no table registered and no stage
+    /// planned: what [`Session::new`] and [`Session::twin`] fill.
+    fn bare(spec: SessionSpec, config: &PipelineConfig) -> Session {
+        Session {
+            ctx: SessionContext::new_with_config_rt(
+                session_config(&spec, config),
+                config.memory.runtime(),
+            ),
+            spec,
+            tables: HashMap::new(),
+            base: vec![],
+            order: vec![],
+            plans: HashMap::new(),
+            reads: HashMap::new(),
+            physical: Mutex::new(HashMap::new()),
+            partitions: config.target_partitions.max(1),
+            static_lookups: config.static_lookups,
+            profile: Mutex::new(HashMap::new()),
+            keep_plans: AtomicBool::new(false),
+            last_plans: Mutex::new(HashMap::new()),
+            memory: config.memory.tables("session"),
+            task: OnceLock::new(),
+        }
+    }
+
+    /// Whether `name` is one of the spec's static tables.
+    fn is_static(&self, name: &str) -> bool {
+        self.spec.statics.iter().any(|st| st.name == name)
     }
 
     fn register(&mut self, name: &'static str, schema: SchemaRef, is_static: bool) -> Result<()> {
@@ -350,7 +357,7 @@ impl Session {
     /// Errors: [`SessionError::Poisoned`].
     pub fn clear_tables(&self) -> Result<()> {
         for (name, table) in &self.tables {
-            if !self.statics.contains(name) {
+            if !self.is_static(name) {
                 fill(table, vec![], self.partitions)?;
                 self.memory.account(name, &[])?;
             }

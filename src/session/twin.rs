@@ -5,22 +5,20 @@
 //! pointed at the twin's own tables, so the two run side by side on different data.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::dataframe::DataFrame;
 use datafusion::datasource::{TableProvider, provider_as_source};
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion::prelude::SessionContext;
 
 use super::slot::{SlotExec, SlotTable};
-use super::{LazyPlan, PipelineConfig, Result, Session, SessionError, StageKind, session_config};
+use super::{LazyPlan, PipelineConfig, Result, Session, SessionError, StageKind};
 
 impl Session {
-    /// Another session of this one's spec, made with `config` (its memory share; the same
-    /// partitions and batch size as this one's): its own input, static and stage tables
+    /// Another session of this one's spec, made with `config` (its memory share and batch
+    /// size; this one's partitions and static lookups): its own input, static and stage tables
     /// (the static tables filled with this session's rows), this session's logical plans
     /// and the physical plans made so far, each scan reading the twin's table of the same
     /// name. What runs on one does not touch the other. No SQL is parsed or planned.
@@ -28,37 +26,21 @@ impl Session {
     /// Errors: [`SessionError::DataFusion`] registering a table; [`SessionError::Poisoned`];
     /// the memory limit's ([`Session::set_table`]) for the static tables.
     pub async fn twin(&self, config: &PipelineConfig) -> Result<Session> {
-        let partitions = self.partitions;
+        // the plans were made for this session's partitions and joins
         let config = PipelineConfig {
-            target_partitions: partitions,
+            target_partitions: self.partitions,
+            static_lookups: self.static_lookups,
             ..config.clone()
         };
-        let mut t = Session {
-            spec: self.spec.clone(),
-            ctx: SessionContext::new_with_config_rt(
-                session_config(&self.spec, &config),
-                config.memory.runtime(),
-            ),
-            tables: HashMap::new(),
-            base: self.base.clone(),
-            statics: self.statics.clone(),
-            order: self.order.clone(),
-            plans: HashMap::new(),
-            reads: self.reads.clone(),
-            physical: Mutex::new(HashMap::new()),
-            partitions,
-            static_lookups: self.static_lookups,
-            profile: Mutex::new(HashMap::new()),
-            keep_plans: AtomicBool::new(false),
-            last_plans: Mutex::new(HashMap::new()),
-            memory: config.memory.tables("session"),
-            task: OnceLock::new(),
-        };
+        let mut t = Session::bare(self.spec.clone(), &config);
+        t.base = self.base.clone();
+        t.order = self.order.clone();
+        t.reads = self.reads.clone();
         // the twin's providers by name: its tables, then its views as they are made
         let mut providers: HashMap<String, Arc<dyn TableProvider>> = HashMap::new();
         for (name, table) in &self.tables {
-            let own = SlotTable::new(name, table.schema(), partitions);
-            let own = Arc::new(if self.statics.contains(name) {
+            let own = SlotTable::new(name, table.schema(), t.partitions);
+            let own = Arc::new(if self.is_static(name) {
                 own.into_static()
             } else {
                 own
@@ -111,7 +93,8 @@ impl Session {
             own.insert(name, rescan_physical(plan, &t.tables)?);
         }
         *t.physical.lock().map_err(|_| SessionError::Poisoned)? = own;
-        for name in &self.statics {
+        for st in &self.spec.statics {
+            let name = st.name;
             let batches: Vec<_> = {
                 let rows = self.table_ref(name)?.data().read();
                 let rows = rows.map_err(|_| SessionError::Poisoned)?;

@@ -26,10 +26,10 @@ pub struct Validator {
 
 impl Validator {
     /// `threads` pipelines (at least one) of `config` with one target partition and an equal
-    /// share of its memory limit each ([`crate::session::memory::MemoryBudget::shares`]), made
-    /// side by side, one OS thread each (planning their stages is CPU-bound; in a fresh
-    /// process each also builds the static tables, as none is cached yet), with the stages
-    /// every validation runs planned ahead. Blocks the calling thread until all are made.
+    /// share of its memory limit each ([`crate::session::memory::MemoryBudget::shares`]): the
+    /// first planned, with the stages every validation runs planned ahead, the others its
+    /// twins ([`Engine::twin`]: its plans over tables of their own). Blocks the calling
+    /// thread until all are made.
     ///
     /// Errors: as [`Engine::new`]; [`crate::session::SessionError::LimitTooSmall`] when a
     /// share would be below [`crate::session::memory::MIN_PIPELINE`],

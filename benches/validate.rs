@@ -53,7 +53,7 @@ fn flush(
     let v = validator.validate(pending, options).expect("validate");
     counts.games += v.reports.len() as u64;
     counts.plies += v.reports.iter().map(|r| u64::from(r.plies)).sum::<u64>();
-    counts.rows += v.plies.len() as u64;
+    counts.rows += v.ply_count() as u64;
     counts.per_game.extend(v.reports.iter().map(|r| {
         (
             r.file.clone(),

@@ -298,10 +298,9 @@ fn ply_rows_of_en_passant_promotion_castling_check_mate_and_null_moves() {
     assert_eq!(v.reports, plain, "the reports do not depend on the option");
     let plies: Vec<u32> = v.reports.iter().map(|r| r.plies).collect();
     assert_eq!(plies, [22, 4, 2]);
-    assert_eq!(v.plies.len(), 28, "no row for the illegal ply");
+    assert_eq!(v.ply_count(), 28, "no row for the illegal ply");
     let row = |game: u64, ply: u32| -> &PlyRow {
-        v.plies
-            .iter()
+        v.all_plies()
             .find(|r| r.game_index == game && r.ply == ply)
             .unwrap_or_else(|| panic!("no row {game}/{ply}"))
     };
@@ -334,8 +333,7 @@ fn ply_rows_of_en_passant_promotion_castling_check_mate_and_null_moves() {
     // every row against shakmaty
     for game in 0..3u64 {
         let rows: Vec<CsvPly> = v
-            .plies
-            .iter()
+            .all_plies()
             .filter(|r| r.game_index == game)
             .map(|r| CsvPly {
                 game_index: r.game_index,
@@ -543,7 +541,7 @@ fn validator_shares_give_the_reports_of_one_pipeline() {
         )
     });
     assert_eq!(two.reports, one);
-    assert!(two.plies.is_empty());
+    assert_eq!(two.ply_count(), 0);
 }
 
 /// `validate_each` hands each share's result, turned by `finish` on the share's thread, to
@@ -572,7 +570,7 @@ fn validator_consumes_the_shares_in_input_order() {
                     .iter()
                     .map(|r| r.game_index)
                     .collect::<Vec<_>>(),
-                share.plies.len(),
+                share.ply_count(),
             ))
         },
         |t| {
@@ -587,7 +585,7 @@ fn validator_consumes_the_shares_in_input_order() {
     let order: Vec<u64> = seen.iter().flat_map(|(_, ids, _)| ids.clone()).collect();
     assert_eq!(order, (0..games.len() as u64).collect::<Vec<_>>());
     let plies: usize = seen.iter().map(|(_, _, n)| n).sum();
-    assert_eq!(plies, whole.plies.len());
+    assert_eq!(plies, whole.ply_count());
     assert!(plies > 0);
     let mut calls = 0;
     let failed = v.validate_each(
@@ -621,11 +619,8 @@ fn workers_hand_back_chunks_in_submission_order() {
             std::thread::sleep(std::time::Duration::from_millis(300));
         }
         assert_eq!(share.reports.len(), chunk.len());
-        Ok((
-            std::thread::current().id(),
-            share.reports,
-            share.plies.len(),
-        ))
+        let plies = share.ply_count();
+        Ok((std::thread::current().id(), share.reports, plies))
     };
     let mut seen = vec![];
     std::thread::scope(|scope| {
@@ -649,7 +644,7 @@ fn workers_hand_back_chunks_in_submission_order() {
     let reports: Vec<_> = seen.iter().flat_map(|(_, r, _)| r.clone()).collect();
     assert_eq!(reports, whole.reports, "the same reports, in input order");
     let plies: usize = seen.iter().map(|(_, _, n)| n).sum();
-    assert_eq!(plies, whole.plies.len());
+    assert_eq!(plies, whole.ply_count());
     // an error of `consume` stops the run: later chunks are not consumed
     let mut calls = 0;
     let failed = std::thread::scope(|scope| {
@@ -807,8 +802,8 @@ fn replay_plies_equal_full_stage_plies() {
             // without plies, replay takes a game back after each ply the full stages play
             let reports = validate_games(&e, &games).await.expect("validate");
             assert_eq!(reports, full.reports, "{name}: reports without plies");
-            assert_eq!(replayed.plies.len(), full.plies.len(), "{name}: plies");
-            for (r, f) in replayed.plies.iter().zip(&full.plies) {
+            assert_eq!(replayed.ply_count(), full.ply_count(), "{name}: plies");
+            for (r, f) in replayed.all_plies().zip(full.all_plies()) {
                 assert_eq!(r, f, "{name}: replayed (left) and full-stage (right) ply");
             }
             if !name.ends_with("/plies.pgn") {
@@ -817,8 +812,7 @@ fn replay_plies_equal_full_stage_plies() {
             for (g, report) in replayed.reports.iter().enumerate() {
                 assert_eq!(report.error_kind, None, "{name} game {g}");
                 let rows: Vec<CsvPly> = replayed
-                    .plies
-                    .iter()
+                    .all_plies()
                     .filter(|p| p.game_index == g as u64)
                     .map(|p| CsvPly {
                         game_index: p.game_index,
@@ -838,7 +832,7 @@ fn replay_plies_equal_full_stage_plies() {
                 assert_eq!(rows.len(), report.plies as usize, "{name} game {g}");
                 check_against_shakmaty(start_position(report.start_fen.as_deref()), &rows);
             }
-            let sans: Vec<&str> = replayed.plies.iter().map(|p| p.san.as_str()).collect();
+            let sans: Vec<&str> = replayed.all_plies().map(|p| p.san.as_str()).collect();
             for want in [
                 "Nf3", "Nc6", "Qe2", "Qa1b2", "Qb7+", "Qaa2", "O-O+", "O-O#", "O-O-O+", "exd6+",
                 "hxg6", "cxb8=Q", "b8=Q+", "bxa8=N+", "Ng5+", "Nf6+", "Qxf7+", "Bc4+", "Qxf7#",
@@ -847,8 +841,7 @@ fn replay_plies_equal_full_stage_plies() {
             }
             assert!(
                 replayed
-                    .plies
-                    .iter()
+                    .all_plies()
                     .any(|p| p.uci == "e1b1" && p.san == "O-O-O"),
                 "{name}: Chess960 castling"
             );

@@ -284,7 +284,7 @@ async fn validate_plies(
     let v = validate_games_with(e, &games, ValidateOptions::with_plies(plies))
         .await
         .expect("validate");
-    (v.reports, v.plies)
+    (v.reports, v.plies.into_iter().flatten().collect())
 }
 
 #[test]

@@ -9,6 +9,7 @@
 //! This key is an output value only: repetitions (FIDE Laws art. 9.2) and perft use the
 //! pipeline's exact position key ([`crate::chess::outcome::Key`]).
 
+use crate::chess::bitboards::{Bitboards, squares};
 use crate::chess::color::Color;
 use crate::chess::role::Role;
 use crate::chess::setup::Setup;
@@ -29,47 +30,49 @@ use crate::chess::setup::Setup;
 /// its rook stands on the king's h-side (in Chess960 the rooks may stand on any file).
 #[must_use]
 pub fn polyglot_key(setup: &Setup) -> u64 {
+    polyglot_key_of(&Bitboards::from(setup))
+}
+
+/// [`polyglot_key`] of a position held as bitboards (its pieces read by set bits: the rows
+/// of `read_plies` keep their positions so).
+#[must_use]
+pub fn polyglot_key_of(b: &Bitboards) -> u64 {
     let mut key = 0u64;
-    let mut king_file = [4u8; 2];
-    for sq in 0..64u8 {
-        if let Some(p) = setup.piece_at(sq) {
-            let white = p.color == Color::White;
-            let role = role_index(p.role);
-            key ^= RANDOM64[64 * (2 * role + usize::from(white)) + usize::from(sq)];
-            if p.role == Role::King {
-                king_file[usize::from(!white)] = sq % 8;
-            }
-        }
+    for (sq, p) in b.pieces() {
+        let white = p.color == Color::White;
+        key ^= RANDOM64[64 * (2 * role_index(p.role) + usize::from(white)) + usize::from(sq)];
     }
+    // each colour's king file (the highest king's; e without one)
+    let king_file = |c: Color| match b.role_set(Role::King) & b.color_set(c) {
+        0 => 4,
+        kings => (63 - kings.leading_zeros()) as u8 % 8,
+    };
     // a right is kingside when its rook stands on the king's h-side (Chess960: any file)
-    for sq in (0..64u8).filter(|sq| setup.castling.has(*sq)) {
+    for sq in squares(b.castling.rooks()) {
         let white = sq < 8;
-        let kingside = sq % 8 > king_file[usize::from(!white)];
+        let kingside = sq % 8 > king_file(if white { Color::White } else { Color::Black });
         key ^= RANDOM64[768 + 2 * usize::from(!white) + usize::from(!kingside)];
     }
-    if let Some(ep) = setup.ep_square {
+    if let Some(ep) = b.ep_square {
         // the pawn that made the double step stands one rank towards the side to move
-        let mover = setup.side_to_move;
+        let mover = b.side_to_move;
         let pushed = if mover == Color::White {
             ep.checked_sub(8)
         } else {
             ep.checked_add(8).filter(|s| *s < 64)
         };
         let file = ep % 8;
+        let capturers = b.role_set(Role::Pawn) & b.color_set(mover);
         let capturer_next = |df: i8| {
             let f = file as i8 + df;
             (0..8).contains(&f)
-                && pushed.is_some_and(|p| {
-                    setup
-                        .piece_at((p as i8 + df) as u8)
-                        .is_some_and(|q| q.role == Role::Pawn && q.color == mover)
-                })
+                && pushed.is_some_and(|p| capturers >> (p as i8 + df) as u32 & 1 == 1)
         };
         if capturer_next(-1) || capturer_next(1) {
             key ^= RANDOM64[772 + usize::from(file)];
         }
     }
-    if setup.side_to_move == Color::White {
+    if b.side_to_move == Color::White {
         key ^= RANDOM64[780];
     }
     key

@@ -243,7 +243,7 @@ pub async fn run(args: Args, config: PipelineConfig) -> Result<ExitCode> {
                 .transpose()?,
             ply_rows: options
                 .plies
-                .then(|| report::plies_to_batch(&v.plies))
+                .then(|| report::plies_to_batch(v.all_plies()))
                 .transpose()?,
             tokens: if with_page {
                 first_illegal_tokens(&v.reports, games)

@@ -156,31 +156,40 @@ pub fn plies_schema() -> SchemaRef {
 }
 
 /// The ply rows as one record batch of [`plies_schema`].
-pub fn plies_to_batch(rows: &[PlyRow]) -> Result<RecordBatch> {
+pub fn plies_to_batch<'a>(rows: impl IntoIterator<Item = &'a PlyRow>) -> Result<RecordBatch> {
+    let rows: Vec<&PlyRow> = rows.into_iter().collect();
     let s = |g: fn(&PlyRow) -> &str| {
-        Arc::new(StringArray::from_iter_values(rows.iter().map(g))) as ArrayRef
+        Arc::new(StringArray::from_iter_values(rows.iter().copied().map(g))) as ArrayRef
     };
     let b = |g: fn(&PlyRow) -> bool| {
-        Arc::new(rows.iter().map(|r| Some(g(r))).collect::<BooleanArray>()) as ArrayRef
+        Arc::new(
+            rows.iter()
+                .copied()
+                .map(|r| Some(g(r)))
+                .collect::<BooleanArray>(),
+        ) as ArrayRef
     };
     Ok(RecordBatch::try_new(
         plies_schema(),
         vec![
             Arc::new(UInt64Array::from_iter_values(
-                rows.iter().map(|r| r.game_index),
+                rows.iter().copied().map(|r| r.game_index),
             )),
-            Arc::new(UInt32Array::from_iter_values(rows.iter().map(|r| r.ply))),
+            Arc::new(UInt32Array::from_iter_values(
+                rows.iter().copied().map(|r| r.ply),
+            )),
             s(|r| r.color().name()),
             Arc::new(UInt32Array::from_iter_values(
-                rows.iter().map(PlyRow::move_number),
+                rows.iter().copied().map(PlyRow::move_number),
             )),
             Arc::new(StringArray::from_iter_values(
-                rows.iter().map(PlyRow::fen_before),
+                rows.iter().copied().map(PlyRow::fen_before),
             )),
             s(|r| &r.uci),
             s(|r| &r.san),
             Arc::new(
                 rows.iter()
+                    .copied()
                     .map(|r| r.promotion.as_deref())
                     .collect::<StringArray>(),
             ),

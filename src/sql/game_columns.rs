@@ -390,7 +390,7 @@ fn classifications<'b>(
     let Some(by_game) = validation.plies_by_game() else {
         return Err(DataFusionError::Internal(format!(
             "read_pgn: {} ply rows for the plies reported",
-            validation.plies.len()
+            validation.ply_count()
         )));
     };
     Ok(games

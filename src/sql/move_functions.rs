@@ -491,7 +491,7 @@ impl MoveFunction {
                 }
                 Kind::PliesOf => {
                     let mut batches = vec![];
-                    let n = validation.plies.len().max(1);
+                    let n = validation.ply_count().max(1);
                     plies_batches(&games, &validation, (projection, schema), n, |b| {
                         batches.push(b);
                         Ok(true)

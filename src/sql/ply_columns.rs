@@ -17,10 +17,11 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use super::functions::{MATERIAL_ROLES, material_counts};
+use super::functions::{MATERIAL_ROLES, material_counts_of};
+use crate::chess::bitboards::Bitboards;
 use crate::chess::color::Color;
 use crate::chess::mark::Mark;
-use crate::chess::polyglot::polyglot_key;
+use crate::chess::polyglot::polyglot_key_of;
 use crate::chess::role::Role;
 use crate::chess::setup::Setup;
 use crate::chess::square::parse_square;
@@ -55,7 +56,7 @@ use crate::validate::{PlyRow, Validation};
 /// | `judgement` | Utf8, nullable | lichess's judgement of the move: `inaccuracy`, `mistake`, `blunder` when the mover's winning chances drop by ≥ 0.1, ≥ 0.2, ≥ 0.3 from the previous ply's `winning_chances` (same game) to this ply's; NULL for a smaller drop, on ply 1 and when either eval is missing |
 /// | `arrows` | List(Utf8) | the arrows and circled squares of the comment's `[%cal Ge2e4,Rd8d1]` and `[%csl Gd4]` commands in the order written, each as its token ([`Mark`]: `Ge2e4`, `Gd4`; tokens that are not marks left out); empty list when none |
 /// | `white_pawns`, `white_knights`, `white_bishops`, `white_rooks`, `white_queens`, `black_pawns` … `black_queens` | UInt8 | material after the move |
-/// | `position_key` | UInt64 | Polyglot Zobrist key of the position after the move ([`polyglot_key`]) |
+/// | `position_key` | UInt64 | Polyglot Zobrist key of the position after the move ([`polyglot_key`](crate::chess::polyglot::polyglot_key)) |
 ///
 /// Letter case: `piece`, `captured` and `promotion` are the upper-case letters SAN writes
 /// (`K`, `Q`, `R`, `B`, `N`, `P`) whatever the piece's colour; the colour is the mover's
@@ -146,13 +147,37 @@ const NOTATION_COLUMNS: [&str; 12] = [
     "is_en_passant",
 ];
 
+/// The columns of [`read_plies_schema`] made from the comments after the moves; `nags` from
+/// their NAGs.
+const COMMENT_COLUMNS: [&str; 8] = [
+    "clock_s",
+    "eval_cp",
+    "eval_mate",
+    "comment",
+    "move_time_s",
+    "winning_chances",
+    "judgement",
+    "arrows",
+];
+
 /// Whether these columns of [`read_plies_schema`] (indices) read the moves' notation.
 pub(crate) fn needs_notation(projection: &[usize]) -> bool {
+    projects_any(projection, &NOTATION_COLUMNS)
+}
+
+/// Whether these columns of [`read_plies_schema`] (indices) read the comments or NAGs after
+/// the moves ([`crate::pgn::PgnReader::with_notes`]).
+pub(crate) fn needs_notes(projection: &[usize]) -> bool {
+    projects_any(projection, &COMMENT_COLUMNS) || projects_any(projection, &["nags"])
+}
+
+/// Whether these columns of [`read_plies_schema`] (indices) include one of `names`.
+fn projects_any(projection: &[usize], names: &[&str]) -> bool {
     let all = read_plies_schema();
     projection.iter().any(|&i| {
         all.fields()
             .get(i)
-            .is_some_and(|f| NOTATION_COLUMNS.contains(&f.name().as_str()))
+            .is_some_and(|f| names.contains(&f.name().as_str()))
     })
 }
 
@@ -189,21 +214,23 @@ pub(crate) fn plies_batches(
         .enumerate()
         .flat_map(|(g, r)| std::iter::repeat_n(g, r.plies as usize))
         .collect();
-    let n = validation.plies.len();
+    // every ply row, by game then ply
+    let all: Vec<&PlyRow> = validation.all_plies().collect();
+    let n = all.len();
     if owner.len() != n || validation.reports.len() != games.len() {
         return Err(datafusion::common::DataFusionError::Internal(format!(
             "read_plies: {n} ply rows for {} plies reported",
             owner.len()
         )));
     }
-    let all = read_plies_schema();
+    let columns = read_plies_schema();
     let names: Vec<&str> = projection
         .iter()
-        .map(|&i| all.fields().get(i).map_or("", |f| f.name().as_str()))
+        .map(|&i| columns.fields().get(i).map_or("", |f| f.name().as_str()))
         .collect();
     for at in (0..n).step_by(rows.max(1)) {
         let range = at..(at + rows).min(n);
-        let columns = plies_columns(games, validation, &owner, range.clone(), &names)?;
+        let columns = plies_columns(games, validation, (&all, &owner), range.clone(), &names)?;
         let batch = RecordBatch::try_new_with_options(
             schema.clone(),
             columns,
@@ -217,14 +244,15 @@ pub(crate) fn plies_batches(
 }
 
 /// The columns `names` of [`read_plies_schema`] for the plies `range` of a validated chunk
-/// of games, `owner` the game of each ply (index into `games`).
+/// of games (`all` its ply rows, by game then ply; `owner` the game of each, an index into
+/// `games`).
 ///
 /// Errors: [`DataFusionError::Internal`](datafusion::common::DataFusionError) for a name
 /// that is not a column.
 fn plies_columns(
     games: &[(&str, RawGame)],
     validation: &Validation,
-    owner: &[usize],
+    (all, owner): (&[&PlyRow], &[usize]),
     range: std::ops::Range<usize>,
     names: &[&str],
 ) -> datafusion::common::Result<Vec<ArrayRef>> {
@@ -233,14 +261,17 @@ fn plies_columns(
     let wants_material = names
         .iter()
         .any(|n| material_names.iter().any(|(m, _, _)| m == n));
-    let all = &validation.plies;
     let plies = &all[range.clone()];
     // the position after a ply is the one before the next ply of its game, else the
     // game's final position
-    let next = |i: usize| (owner.get(i + 1) == Some(&owner[i])).then(|| &all[i + 1]);
+    let next = |i: usize| (owner.get(i + 1) == Some(&owner[i])).then(|| all[i + 1]);
     let final_fen = |i: usize| validation.reports[owner[i]].final_fen.as_deref();
     // the positions after the plies are read only for the columns made from them
-    let positions = wants_material || wants(&["position_key"]);
+    let after_wanted = AfterWanted {
+        material: wants_material,
+        key: wants(&["position_key"]),
+    };
+    let positions = after_wanted.material || after_wanted.key;
     // the piece, squares and captured piece too: none when no column reads them
     let derives = positions || wants(&["piece", "from_square", "to_square", "captured"]);
     let derived: Vec<Derived> = if derives {
@@ -252,9 +283,11 @@ fn plies_columns(
                 } else if let Some(n) = next(i) {
                     Some(n.position_before)
                 } else {
-                    final_fen(i).and_then(|f| Setup::parse_unchecked(f).ok())
+                    final_fen(i)
+                        .and_then(|f| Setup::parse_unchecked(f).ok())
+                        .map(|s| Bitboards::from(&s))
                 };
-                derive(&all[i], after)
+                derive(&all[i], after, after_wanted)
             })
             .collect()
     } else {
@@ -264,7 +297,7 @@ fn plies_columns(
     let fens: Vec<String> = if wants(&["fen_before", "fen_after"]) {
         all[range.start..(range.end + 1).min(all.len())]
             .iter()
-            .map(PlyRow::fen_before)
+            .map(|p| p.fen_before())
             .collect()
     } else {
         vec![]
@@ -282,16 +315,7 @@ fn plies_columns(
     };
     let comment_at = |i: usize, ply: u32| comment_of(notes_at(i, ply));
     let notes = |i: usize, p: &PlyRow| notes_at(i, p.ply);
-    let comments: Vec<Option<&str>> = if wants(&[
-        "clock_s",
-        "eval_cp",
-        "eval_mate",
-        "comment",
-        "move_time_s",
-        "winning_chances",
-        "judgement",
-        "arrows",
-    ]) {
+    let comments: Vec<Option<&str>> = if wants(&COMMENT_COLUMNS) {
         plies
             .iter()
             .enumerate()
@@ -360,7 +384,7 @@ fn plies_columns(
                 plies.iter().map(|p| p.color().name()),
             )),
             "move_number" => Arc::new(UInt32Array::from_iter_values(
-                plies.iter().map(PlyRow::move_number),
+                plies.iter().map(|p| p.move_number()),
             )),
             "fen_before" => Arc::new(StringArray::from_iter_values(fens[..plies.len()].iter())),
             "fen_after" => Arc::new((0..plies.len()).map(fen_after).collect::<StringArray>()),
@@ -494,10 +518,20 @@ fn marks(comment: &str) -> Vec<Mark> {
         .collect()
 }
 
+/// Which columns of a [`Derived`] are read from the position after a ply.
+#[derive(Clone, Copy)]
+struct AfterWanted {
+    /// The material counts.
+    material: bool,
+    /// The Polyglot key.
+    key: bool,
+}
+
 /// The piece, squares, captured piece, material and key of a ply, read from the positions
-/// before it (`p.position_before`) and after it (`after`, when asked for), its UCI and
-/// double step (no move is generated or applied here: the pipeline did that).
-fn derive(p: &PlyRow, mut after: Option<Setup>) -> Derived<'_> {
+/// before it (`p.position_before`) and after it (`after`, when asked for: the parts
+/// `wanted`, the others left zero), its UCI and double step (no move is generated or applied
+/// here: the pipeline did that).
+fn derive(p: &PlyRow, mut after: Option<Bitboards>, wanted: AfterWanted) -> Derived<'_> {
     let before = &p.position_before;
     let squares = (p.uci.len() >= 4 && p.uci != crate::validate::NULL_UCI)
         .then(|| (&p.uci[0..2], &p.uci[2..4]));
@@ -524,7 +558,14 @@ fn derive(p: &PlyRow, mut after: Option<Setup>) -> Derived<'_> {
         from,
         to,
         captured,
-        material: after.as_ref().map(material_counts).unwrap_or_default(),
-        key: after.as_ref().map(polyglot_key).unwrap_or(0),
+        material: after
+            .as_ref()
+            .filter(|_| wanted.material)
+            .map(material_counts_of)
+            .unwrap_or_default(),
+        key: after
+            .as_ref()
+            .filter(|_| wanted.key)
+            .map_or(0, polyglot_key_of),
     }
 }

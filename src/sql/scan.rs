@@ -49,7 +49,7 @@ use super::game_columns::{
 use super::openings::{Book, book};
 use super::options::split_bytes_of;
 use super::ply_bound::{max_ply, ply_bound};
-use super::ply_columns::{needs_notation, plies_batches, read_plies_schema};
+use super::ply_columns::{needs_notation, needs_notes, plies_batches, read_plies_schema};
 use super::ranges::{partitions, planned_ranges, ranges_of, ranges_plan};
 use crate::engine::thread_runtime;
 use crate::io::input::{ByteCounter, Input};
@@ -630,7 +630,9 @@ impl ExecutionPlan for PgnScanExec {
                     let reader = input
                         .open_range(range.start, range.end, &ByteCounter::new())
                         .map_err(io)?;
-                    let read = if flush.scan.rows == Rows::Plies {
+                    let read = if flush.scan.rows == Rows::Plies
+                        && needs_notes(&flush.scan.projection)
+                    {
                         PgnReader::with_notes(reader)
                     } else if flush.scan.rows == Rows::Games && needs_text(&flush.scan.projection) {
                         // the games' text only for the `pgn` column

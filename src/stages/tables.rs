@@ -42,6 +42,7 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
+use crate::chess::bitboards::Bitboards;
 use crate::chess::castling::CastlingRights;
 use crate::chess::color::Color;
 use crate::chess::role::{Piece, Role};
@@ -625,30 +626,23 @@ pub fn states_to_setups(states: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> 
 
 /// Reads one `replay_states` batch back into setups, one per row, in row order.
 pub fn state_rows(b: &RecordBatch) -> Result<Vec<Setup>> {
-    let mut out = position_rows(b)?;
+    Ok(state_bitboards(b)?
+        .iter()
+        .map(Bitboards::to_setup)
+        .collect())
+}
+
+/// Reads one `replay_states` batch back into positions as bitboards (its square sets
+/// [`SET_COLUMNS`] as they are), one per row, in row order.
+pub fn state_bitboards(b: &RecordBatch) -> Result<Vec<Bitboards>> {
     let sets: Vec<&UInt64Array> = SET_COLUMNS
         .iter()
         .map(|n| column::<UInt64Array>(b, n))
         .collect::<Result<_>>()?;
-    for (i, s) in out.iter_mut().enumerate() {
-        let white = sets[0].value(i);
-        let occupied = white | sets[1].value(i);
-        // each kind's occupied squares, lowest first
-        for role in Role::ALL {
-            let mut on = sets[2 + role as usize].value(i) & occupied;
-            while on != 0 {
-                let sq = on.trailing_zeros() as usize;
-                on &= on - 1;
-                let color = if white >> sq & 1 == 1 {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                s.board[sq] = Some(Piece { color, role });
-            }
-        }
-    }
-    Ok(out)
+    let fields = PositionColumns::of(b)?;
+    Ok((0..b.num_rows())
+        .map(|i| Bitboards::from_sets(std::array::from_fn(|k| sets[k].value(i)), &fields.setup(i)))
+        .collect())
 }
 
 /// The castling-rights column of a `positions`-like batch (the rook squares holding a right,
@@ -670,27 +664,49 @@ fn read_positions(positions: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
     Ok(out)
 }
 
+/// The columns of a `positions` batch (or of a batch with the same leading columns, as
+/// `replay_states`) but its position_id: a FEN's fields but the board.
+struct PositionColumns<'a> {
+    side: &'a StringArray,
+    rights: &'a UInt64Array,
+    chess960: &'a BooleanArray,
+    ep: &'a Int32Array,
+    half: &'a Int32Array,
+    full: &'a Int32Array,
+}
+
+impl PositionColumns<'_> {
+    /// The columns of `b`. Errors: [`Error::Schema`].
+    fn of(b: &RecordBatch) -> Result<PositionColumns<'_>> {
+        Ok(PositionColumns {
+            side: column(b, "side_to_move")?,
+            rights: castling_column(b)?,
+            chess960: column(b, "chess960")?,
+            ep: column(b, "ep_square")?,
+            half: column(b, "halfmove_clock")?,
+            full: column(b, "fullmove_number")?,
+        })
+    }
+
+    /// Row `i`'s fields, on an empty board.
+    fn setup(&self, i: usize) -> Setup {
+        Setup {
+            side_to_move: color_of(self.side.value(i)),
+            castling: CastlingRights::from_rooks(self.rights.value(i)),
+            chess960: self.chess960.value(i),
+            ep_square: (!self.ep.is_null(i)).then(|| self.ep.value(i) as u8),
+            halfmove_clock: self.half.value(i).max(0) as u32,
+            fullmove_number: self.full.value(i).max(0) as u32,
+            ..Setup::empty()
+        }
+    }
+}
+
 /// The setups of one batch of `positions` rows (or of rows with the same leading columns,
 /// as `replay_states`), with empty boards, in row order.
 fn position_rows(b: &RecordBatch) -> Result<Vec<Setup>> {
-    let side: &StringArray = column(b, "side_to_move")?;
-    let rights = castling_column(b)?;
-    let chess960: &BooleanArray = column(b, "chess960")?;
-    let ep: &Int32Array = column(b, "ep_square")?;
-    let half: &Int32Array = column(b, "halfmove_clock")?;
-    let full: &Int32Array = column(b, "fullmove_number")?;
-    Ok((0..b.num_rows())
-        .map(|i| {
-            let mut s = Setup::empty();
-            s.side_to_move = color_of(side.value(i));
-            s.castling = CastlingRights::from_rooks(rights.value(i));
-            s.chess960 = chess960.value(i);
-            s.ep_square = (!ep.is_null(i)).then(|| ep.value(i) as u8);
-            s.halfmove_clock = half.value(i).max(0) as u32;
-            s.fullmove_number = full.value(i).max(0) as u32;
-            s
-        })
-        .collect())
+    let c = PositionColumns::of(b)?;
+    Ok((0..b.num_rows()).map(|i| c.setup(i)).collect())
 }
 
 /// One token's cells of `tokens`: kind, piece, from_file, from_rank, to_sq, promotion,

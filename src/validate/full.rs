@@ -15,6 +15,7 @@ use datafusion::arrow::array::{
     Array, BooleanArray, Int32Array, RecordBatch, StringArray, UInt64Array,
 };
 
+use crate::chess::bitboards::Bitboards;
 use crate::chess::color::Color;
 use crate::chess::san::{SanToken, parse_san};
 use crate::chess::setup::Setup;
@@ -251,7 +252,7 @@ impl Run<'_, '_> {
                     row.ply = ply;
                     row.double_step_square = after.double_step_square;
                     row.position_before = position
-                        .map(|s| as_written(s, st))
+                        .map(|s| Bitboards::from(&as_written(s, st)))
                         .ok_or_else(|| Error::Internal(format!("no position of live game {id}")))?;
                     l.pending = Some(row);
                 }

@@ -47,7 +47,7 @@ use crate::error::Result;
 use crate::pgn::RawGame;
 use crate::stages::{InputTable, tables};
 
-use replay::{PlyRows, replay};
+use replay::{PlyRows, PlySink, replay};
 
 /// Options of [`validate_games_with`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -98,25 +98,35 @@ impl ValidateOptions {
 pub struct Validation {
     /// One report per game, in input order.
     pub reports: Vec<GameReport>,
-    /// With [`ValidateOptions::plies`]: the legal plies, by game (input order), then ply;
-    /// else empty.
-    pub plies: Vec<PlyRow>,
+    /// With [`ValidateOptions::plies`]: the legal plies of each game (input order, as
+    /// `reports`), in ply order, each game's `reports[i].plies` of them; else empty. One
+    /// vector per game: each row is written once, where it stays.
+    pub plies: Vec<Vec<PlyRow>>,
 }
 
 impl Validation {
-    /// The plies of each game, in input order (with [`ValidateOptions::plies`]): game `i`'s
-    /// are the next `reports[i].plies` of [`Validation::plies`]. `None` when they do not
-    /// add up (a validation without plies).
+    /// The plies of each game, in input order (with [`ValidateOptions::plies`]). `None` when
+    /// they do not match the reports' `plies` (a validation without plies).
     #[must_use]
     pub fn plies_by_game(&self) -> Option<Vec<&[PlyRow]>> {
-        let mut at = 0usize;
-        let mut out = Vec::with_capacity(self.reports.len());
-        for r in &self.reports {
-            let n = r.plies as usize;
-            out.push(self.plies.get(at..at + n)?);
-            at += n;
-        }
-        (at == self.plies.len()).then_some(out)
+        (self.plies.len() == self.reports.len()
+            && self
+                .reports
+                .iter()
+                .zip(&self.plies)
+                .all(|(r, p)| r.plies as usize == p.len()))
+        .then(|| self.plies.iter().map(Vec::as_slice).collect())
+    }
+
+    /// Every ply row: by game (input order), then ply.
+    pub fn all_plies(&self) -> impl Iterator<Item = &PlyRow> {
+        self.plies.iter().flatten()
+    }
+
+    /// The number of ply rows.
+    #[must_use]
+    pub fn ply_count(&self) -> usize {
+        self.plies.iter().map(Vec::len).sum()
     }
 }
 
@@ -198,13 +208,9 @@ async fn validate_run(
             run.resume_replay().await?;
         }
     }
-    let mut plies = Vec::with_capacity(run.plies.iter().map(Vec::len).sum());
-    for game in run.plies {
-        plies.extend(game);
-    }
     Ok(Validation {
         reports: run.reports,
-        plies,
+        plies: run.plies,
     })
 }
 
@@ -256,33 +262,36 @@ impl Run<'_, '_> {
             .map(|l| (l.id, &l.position, l.tokens.get(l.ply..).unwrap_or_default()))
             .collect();
         let rows = self.options.ply_rows();
-        let mut replayed = replay(self.engine.pipeline(), &starts, histories, rows).await?;
+        // each live game's rows, written by replay where they stay
+        let mut by_id: Vec<Option<&mut Vec<PlyRow>>> = self.plies.iter_mut().map(Some).collect();
+        let mut sinks = vec![];
+        if rows != PlyRows::No {
+            for l in &self.live {
+                let rows = by_id
+                    .get_mut(l.id as usize)
+                    .and_then(Option::take)
+                    .ok_or_else(|| crate::Error::Internal(format!("no rows of game {}", l.id)))?;
+                // room for every token left: growing would move the rows
+                rows.reserve(l.tokens.len().saturating_sub(l.ply));
+                sinks.push(PlySink {
+                    rows,
+                    game_index: self.reports[l.id as usize].game_index,
+                    played: l.ply,
+                });
+            }
+        }
+        let mut replayed =
+            replay(self.engine.pipeline(), &starts, histories, rows, &mut sinks).await?;
+        drop(sinks);
         for l in self.live.iter_mut() {
             if let Some(r) = replayed.remove(&l.id) {
-                let first = l.ply;
                 l.ply += r.plies;
                 l.history = r.history;
                 l.position = r.setup;
-                let report = &mut self.reports[l.id as usize];
-                report.plies = l.ply as u32;
-                let n = r.moves.len();
-                if let Some(rows) = self.plies.get_mut(l.id as usize) {
-                    rows.reserve(l.tokens.len());
-                }
-                for (i, m) in r.moves.into_iter().enumerate() {
-                    let mut row = m.row;
-                    row.game_index = report.game_index;
-                    row.ply = (first + i) as u32 + 1;
-                    if i + 1 < n || rows == PlyRows::Positions {
-                        // the next move was accepted: the position had a legal reply (a
-                        // row without notation has no suffix to wait for)
-                        if m.gives_check {
-                            row.mark_check(false);
-                        }
-                        self.plies[l.id as usize].push(row);
-                    } else {
-                        l.pending = Some(row);
-                    }
+                self.reports[l.id as usize].plies = l.ply as u32;
+                // the last named row waits for the SAN suffix the full stages give
+                if rows == PlyRows::Named && r.plies > 0 {
+                    l.pending = self.plies.get_mut(l.id as usize).and_then(Vec::pop);
                 }
             }
         }

@@ -160,7 +160,7 @@ async fn play_tree(engine: &Engine, nodes: &mut [Node<'_>]) -> Result<()> {
     let mut checked: Vec<(u64, Setup)> = vec![];
     let mut depth = 1u32;
     while states.num_rows() > 0 {
-        let before = tables::state_rows(&states)?;
+        let before = tables::state_bitboards(&states)?;
         let ids = read::primitive::<UInt64Type>(&states, "position_id")?;
         let mut rows: Vec<u32> = vec![];
         let mut tokens: Vec<(u64, SanToken)> = vec![];

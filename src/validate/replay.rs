@@ -9,16 +9,18 @@
 //! The full stages ([`super::full`]) resolve that ply, classify the errors and give the final
 //! status; replay only ever accepts a move those stages accept.
 //!
-//! For the per-ply table, each accepted move also gets the position before it and, unless
-//! only positions are asked for ([`PlyRows`]), its notation and flags (stage `replay_plies`:
-//! UCI, SAN without `+`/`#`, whether it gives check); the SAN suffix is left to the caller
-//! ([`ReplayedPly`]).
+//! For the per-ply table, each accepted move also gets a row, written once into its game's
+//! rows ([`PlySink`]): the position before it (as bitboards) and, unless only positions are
+//! asked for ([`PlyRows`]), its notation and flags (stage `replay_plies`: UCI, SAN, whether
+//! it gives check). A check is `+` once the next move is accepted; the last row's suffix is
+//! left to the caller ([`ReplayedPly`]).
 
 use std::collections::BTreeMap;
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::UInt64Type;
 
+use crate::chess::bitboards::Bitboards;
 use crate::chess::outcome::History;
 use crate::chess::san::{SanToken, parse_san};
 use crate::chess::setup::Setup;
@@ -52,9 +54,20 @@ pub(crate) struct Replayed {
     pub history: History,
     /// The position reached.
     pub setup: Setup,
-    /// With plies asked for ([`replay`]'s [`PlyRows`]): one per ply accepted, in order; else
-    /// empty.
-    pub moves: Vec<ReplayedPly>,
+}
+
+/// Where [`replay`] writes the rows of one game's accepted plies (with plies asked for, its
+/// [`PlyRows`]): the game's rows so far, its `game_index` and the plies it played before.
+/// Each row is written once, where it stays: a ply row is large.
+pub(crate) struct PlySink<'a> {
+    /// The game's rows; replay appends one per accepted ply, in order, each with its SAN
+    /// suffix except the last one's (whether that check is mate is known only from the
+    /// next ply: the caller's full stages tell).
+    pub rows: &'a mut Vec<PlyRow>,
+    /// The game's `game_index`.
+    pub game_index: u64,
+    /// Plies the game played before this replay.
+    pub played: usize,
 }
 
 /// An accepted move for the per-ply table: its row without game, ply and SAN suffix
@@ -79,30 +92,34 @@ const TAIL_ROWS: usize = 64;
 
 /// Replays each game (id, position, the main-line move tokens from there) for as long as its
 /// tokens stand for exactly one legal move each, continuing each game's repetition history
-/// (`histories`, one per game: the positions before the position given); gives each accepted
-/// move's row as `rows` asks ([`Replayed::moves`]).
+/// (`histories`, one per game: the positions before the position given); writes each
+/// accepted move's row as `rows` asks to the game's sink (`sinks`, one per game; none for
+/// [`PlyRows::No`]).
 ///
 /// Errors: pipeline failures ([`crate::Error::DataFusion`], [`crate::Error::Schema`]);
-/// [`Error::Internal`] when `histories` and `games` differ in length.
+/// [`Error::Internal`] when `histories` or `sinks` and `games` differ in length.
 pub(crate) async fn replay(
     p: &Pipeline,
     games: &[(u64, &Setup, &[String])],
     histories: Vec<History>,
     rows: PlyRows,
+    sinks: &mut [PlySink<'_>],
 ) -> Result<BTreeMap<u64, Replayed>> {
     let plies = rows != PlyRows::No;
     // each row's position_id is its game's place in `games` (its slot): what replay keeps
     // per game is a vector indexed by slot
     let n = games.len();
-    if histories.len() != n {
+    if histories.len() != n || sinks.len() != if plies { n } else { 0 } {
         return Err(Error::Internal(format!(
-            "replay: {} histories for {n} games",
-            histories.len()
+            "replay: {} histories and {} row sinks for {n} games",
+            histories.len(),
+            sinks.len()
         )));
     }
     let mut out: BTreeMap<u64, Replayed> = BTreeMap::new();
     let mut histories = histories;
-    let mut played: Vec<Vec<ReplayedPly>> = vec![vec![]; if plies { n } else { 0 }];
+    // per slot: its last row's move gives check, its suffix waiting for the next ply
+    let mut check_waits: Vec<bool> = vec![false; sinks.len()];
     // per slot whose move was accepted this step: whether its position has a legal en
     // passant capture, and what the position after says of the move
     let mut accepted: Vec<Option<(bool, AfterMove)>> = vec![None; n];
@@ -179,7 +196,7 @@ pub(crate) async fn replay(
             let slots = read::primitive::<UInt64Type>(b, "position_id")?;
             // the positions before the moves, row by row
             let before = if plies {
-                tables::state_rows(b)?
+                tables::state_bitboards(b)?
             } else {
                 vec![]
             };
@@ -202,13 +219,20 @@ pub(crate) async fn replay(
                                 _ => None,
                             };
                             let position = before.get(i).ok_or_else(missing)?;
-                            let ply = ply_of(name, position, ep_legal, after);
-                            let rows = &mut played[at];
-                            if rows.is_empty() {
-                                // room for every token: a ply row is large, growing moves it
-                                rows.reserve(games[at].2.len());
+                            let ReplayedPly {
+                                mut row,
+                                gives_check,
+                            } = ply_of(name, position, ep_legal, after);
+                            let sink = &mut sinks[at];
+                            // a move followed by an accepted move is not mate
+                            if std::mem::replace(&mut check_waits[at], gives_check)
+                                && let Some(last) = sink.rows.last_mut()
+                            {
+                                last.mark_check(false);
                             }
-                            rows.push(ply);
+                            row.game_index = sink.game_index;
+                            row.ply = u32::try_from(sink.played + ply + 1).unwrap_or(u32::MAX);
+                            sink.rows.push(row);
                         }
                     }
                     None => {
@@ -227,12 +251,12 @@ pub(crate) async fn replay(
             let rows = tables::filter_ids(&states, |slot| {
                 stopped.get(slot as usize).copied().unwrap_or(false)
             })?;
-            finish(&mut out, games, &mut histories, &mut played, &rows, ply)?;
+            finish(&mut out, games, &mut histories, &rows, ply)?;
         }
         states = next;
         ply += 1;
     }
-    finish(&mut out, games, &mut histories, &mut played, &states, ply)?;
+    finish(&mut out, games, &mut histories, &states, ply)?;
     Ok(out)
 }
 
@@ -241,7 +265,7 @@ pub(crate) async fn replay(
 /// of it, and its notation from its `replay_plies` row (`named`; none: a row without).
 pub(super) fn ply_of(
     named: Option<ReplayPly>,
-    before: &Setup,
+    before: &Bitboards,
     ep_legal: bool,
     after: AfterMove,
 ) -> ReplayedPly {
@@ -279,7 +303,6 @@ fn finish(
     out: &mut BTreeMap<u64, Replayed>,
     games: &[(u64, &Setup, &[String])],
     histories: &mut [History],
-    played: &mut [Vec<ReplayedPly>],
     rows: &[RecordBatch],
     plies: usize,
 ) -> Result<()> {
@@ -294,7 +317,6 @@ fn finish(
                 plies,
                 history: std::mem::take(&mut histories[at]),
                 setup,
-                moves: played.get_mut(at).map(std::mem::take).unwrap_or_default(),
             },
         );
     }

@@ -1,6 +1,7 @@
 //! What validation gives back: one [`GameReport`] per game (first illegal ply, [`ErrorKind`],
 //! final position and [`FinalStatus`]) and, on request, one [`PlyRow`] per legal ply.
 
+use crate::chess::bitboards::Bitboards;
 use crate::chess::color::Color;
 use crate::chess::outcome::FinalStatus;
 use crate::chess::setup::Setup;
@@ -214,8 +215,9 @@ pub struct PlyRow {
     /// 1-based ply.
     pub ply: u32,
     /// The position before the move, its en passant square set only when an en passant
-    /// capture is legal: the `fen_before` column ([`PlyRow::fen_before`]).
-    pub position_before: Setup,
+    /// capture is legal: the `fen_before` column ([`PlyRow::fen_before`]). As bitboards: a
+    /// table of plies keeps one per ply.
+    pub position_before: Bitboards,
     /// UCI of the move.
     pub uci: String,
     /// SAN of the move, with `+` / `#`.
@@ -244,7 +246,7 @@ impl PlyRow {
     /// passant capture is legal).
     #[must_use]
     pub fn fen_before(&self) -> String {
-        self.position_before.to_fen()
+        self.position_before.to_setup().to_fen()
     }
 
     /// The mover: the side to move before the move (the `color` column).
@@ -262,7 +264,7 @@ impl PlyRow {
 
     /// The row of a move from `position_before`, before its game, ply and notation are
     /// filled in.
-    pub(crate) fn from_position(position_before: Setup) -> PlyRow {
+    pub(crate) fn from_position(position_before: Bitboards) -> PlyRow {
         PlyRow {
             game_index: 0,
             ply: 0,

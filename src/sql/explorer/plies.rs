@@ -15,7 +15,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::DataFusionError;
 
 use crate::chess::color::Color;
-use crate::chess::polyglot::polyglot_key;
+use crate::chess::polyglot::polyglot_key_of;
 use crate::pgn::RawGame;
 use crate::pgn::time_control::speed;
 use crate::sql::openings::epd_of_fen;
@@ -198,7 +198,7 @@ impl<'a> Plies<'a> {
             rows,
             keys: rows
                 .iter()
-                .map(|p| polyglot_key(&p.position_before))
+                .map(|p| polyglot_key_of(&p.position_before))
                 .collect(),
             moves: rows
                 .iter()

@@ -66,7 +66,7 @@ use crate::stages::rows::{PositionStatus, read_status};
 use crate::stages::{LEGAL, Stage};
 
 pub(crate) use moves::{legal_move_fields, legal_moves_of};
-pub(crate) use position::{MATERIAL_ROLES, material_counts};
+pub(crate) use position::{MATERIAL_ROLES, material_counts_of};
 
 /// Which chess function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -11,6 +11,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::Result;
 
 use super::{check_fens, distinct, loaded_statuses, parsed};
+use crate::chess::bitboards::Bitboards;
 use crate::chess::color::Color;
 use crate::chess::outcome::FinalStatus;
 use crate::chess::polyglot::polyglot_key;
@@ -34,18 +35,16 @@ pub(crate) const MATERIAL_ROLES: [(Role, &str); 6] = [
 /// Pieces of each colour (white, black) and role (index as in [`MATERIAL_ROLES`]).
 #[must_use]
 pub(crate) fn material_counts(setup: &Setup) -> [[u8; 6]; 2] {
-    let mut counts = [[0u8; 6]; 2];
-    for sq in 0..64 {
-        if let Some(p) = setup.piece_at(sq) {
-            let role = MATERIAL_ROLES
-                .iter()
-                .position(|(r, _)| *r == p.role)
-                .unwrap_or(0);
-            let color = usize::from(p.color == Color::Black);
-            counts[color][role] = counts[color][role].saturating_add(1);
-        }
-    }
-    counts
+    material_counts_of(&Bitboards::from(setup))
+}
+
+/// [`material_counts`] of a position held as bitboards (counted by set bits).
+#[must_use]
+pub(crate) fn material_counts_of(b: &Bitboards) -> [[u8; 6]; 2] {
+    let count = |color: Color, role: Role| {
+        u8::try_from((b.color_set(color) & b.role_set(role)).count_ones()).unwrap_or(u8::MAX)
+    };
+    [Color::White, Color::Black].map(|c| MATERIAL_ROLES.map(|(role, _)| count(c, role)))
 }
 
 /// The material signature: white's pieces then `v` then black's, each as K, Q, R, B, N, P

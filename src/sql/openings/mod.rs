@@ -145,7 +145,7 @@ fn replay_book(pool: &EnginePool) -> Result<Book> {
         rt.block_on(validate_games_with(engine, &games, options))
     })?;
     let mut uci: Vec<Vec<&str>> = vec![vec![]; games.len()];
-    for p in &validation.plies {
+    for p in validation.all_plies() {
         if let Some(u) = usize::try_from(p.game_index)
             .ok()
             .and_then(|i| uci.get_mut(i))

@@ -18,17 +18,17 @@ pub struct Bitboards {
     /// White's pieces, Black's, then the pawns, knights, bishops, rooks, queens and kings of
     /// both colours ([`Bitboards::color_set`], [`Bitboards::role_set`]).
     pub sets: [u64; 8],
-    /// Side to move.
+    /// [`Setup::side_to_move`].
     pub side_to_move: Color,
-    /// Castling rights (rook squares).
+    /// [`Setup::castling`]: the rooks holding a right.
     pub castling: CastlingRights,
-    /// Chess960 castling rules ([`Setup::chess960`]).
+    /// [`Setup::chess960`].
     pub chess960: bool,
-    /// En passant target square, as written in the FEN ([`Setup::ep_square`]).
+    /// [`Setup::ep_square`]: as the FEN writes it.
     pub ep_square: Option<u8>,
-    /// Halfmove clock (FIDE Laws 9.3, 9.6.2).
+    /// [`Setup::halfmove_clock`] (FIDE Laws 9.3, 9.6.2).
     pub halfmove_clock: u32,
-    /// Fullmove number, starting at 1.
+    /// [`Setup::fullmove_number`].
     pub fullmove_number: u32,
 }
 

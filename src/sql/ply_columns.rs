@@ -287,7 +287,7 @@ fn plies_columns(
                         .and_then(|f| Setup::parse_unchecked(f).ok())
                         .map(|s| Bitboards::from(&s))
                 };
-                derive(&all[i], after, after_wanted)
+                derive(all[i], after, after_wanted)
             })
             .collect()
     } else {

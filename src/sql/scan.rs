@@ -596,7 +596,7 @@ impl ExecutionPlan for PgnScanExec {
         } else {
             full
         };
-        // read_plies holds a chunk's ply rows (a few hundred bytes each) until they are sent:
+        // read_plies holds a chunk's ply rows (about 200 bytes each) until they are sent:
         // its chunks also end at `PLIES_PER_GAME` move tokens a game on average
         let ply_cap = if self.rows != Rows::Games {
             full.saturating_mul(PLIES_PER_GAME)

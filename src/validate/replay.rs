@@ -219,20 +219,21 @@ pub(crate) async fn replay(
                                 _ => None,
                             };
                             let position = before.get(i).ok_or_else(missing)?;
-                            let ReplayedPly {
-                                mut row,
-                                gives_check,
-                            } = ply_of(name, position, ep_legal, after);
                             let sink = &mut sinks[at];
                             // a move followed by an accepted move is not mate
-                            if std::mem::replace(&mut check_waits[at], gives_check)
+                            if std::mem::take(&mut check_waits[at])
                                 && let Some(last) = sink.rows.last_mut()
                             {
                                 last.mark_check(false);
                             }
+                            // the row written where it stays, then filled in
+                            sink.rows.push(position_row(position, ep_legal, after));
+                            let row = sink.rows.last_mut().ok_or_else(missing)?;
                             row.game_index = sink.game_index;
                             row.ply = u32::try_from(sink.played + ply + 1).unwrap_or(u32::MAX);
-                            sink.rows.push(row);
+                            if let Some(n) = name {
+                                check_waits[at] = name_row(row, n);
+                            }
                         }
                     }
                     None => {
@@ -260,41 +261,43 @@ pub(crate) async fn replay(
     Ok(out)
 }
 
-/// The [`ReplayedPly`] of an accepted move: the position before it (its en passant square
-/// kept only when an en passant capture is legal, `ep_legal`), what the position after says
-/// of it, and its notation from its `replay_plies` row (`named`; none: a row without).
+/// The [`ReplayedPly`] of an accepted move: its row ([`position_row`]) with its notation
+/// from its `replay_plies` row (`named`; none: a row without).
 pub(super) fn ply_of(
     named: Option<ReplayPly>,
     before: &Bitboards,
     ep_legal: bool,
     after: AfterMove,
 ) -> ReplayedPly {
+    let mut row = position_row(before, ep_legal, after);
+    let gives_check = named.is_some_and(|n| name_row(&mut row, n));
+    ReplayedPly { row, gives_check }
+}
+
+/// The row of an accepted move without its notation: the position before it (its en passant
+/// square kept only when an en passant capture is legal, `ep_legal`) and what the position
+/// after says of it.
+fn position_row(before: &Bitboards, ep_legal: bool, after: AfterMove) -> PlyRow {
     let mut position_before = *before;
     if !ep_legal {
         position_before.ep_square = None;
     }
-    let row = PlyRow {
+    PlyRow {
         double_step_square: after.double_step_square,
         ..PlyRow::from_position(position_before)
-    };
-    match named {
-        None => ReplayedPly {
-            row,
-            gives_check: false,
-        },
-        Some(n) => ReplayedPly {
-            row: PlyRow {
-                uci: n.ply_uci,
-                san: n.ply_san,
-                is_capture: n.ply_capture,
-                is_castling: n.ply_castling,
-                is_en_passant: n.ply_en_passant,
-                promotion: n.ply_promotion.map(|p| p.to_ascii_uppercase()),
-                ..row
-            },
-            gives_check: n.gives_check,
-        },
     }
+}
+
+/// Writes a move's notation from its `replay_plies` row into its row (in place: a ply row is
+/// large); whether the move gives check.
+fn name_row(row: &mut PlyRow, n: ReplayPly) -> bool {
+    row.uci = n.ply_uci;
+    row.san = n.ply_san;
+    row.is_capture = n.ply_capture;
+    row.is_castling = n.ply_castling;
+    row.is_en_passant = n.ply_en_passant;
+    row.promotion = n.ply_promotion.map(|p| p.to_ascii_uppercase());
+    n.gives_check
 }
 
 /// Moves the games of these `replay_states` rows (position_id: the game's slot in

@@ -11,7 +11,7 @@ use crate::chess::setup::Setup;
 
 /// A position as square sets (bit n = square n, a1 = 0 … h8 = 63) and the FEN's other
 /// fields ([`Setup`]'s). A square holds a piece when it is in a colour's set (White's when
-/// in both) and in one role's set; [`Bitboards::from_sets`] keeps no role bit outside the
+/// in both) and in one role's set; [`Bitboards::cut_to_colors`] keeps no role bit outside the
 /// colours' sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Bitboards {
@@ -33,23 +33,15 @@ pub struct Bitboards {
 }
 
 impl Bitboards {
-    /// The position of the sets `sets` (white, black, pawns … kings), each role's set cut
-    /// to the colours' squares, and the other fields of `fields` (its board is not read).
+    /// The sets `sets` (white, black, pawns … kings) with each role's set cut to the
+    /// colours' squares: what [`Bitboards::sets`] holds.
     #[must_use]
-    pub fn from_sets(mut sets: [u64; 8], fields: &Setup) -> Bitboards {
+    pub fn cut_to_colors(mut sets: [u64; 8]) -> [u64; 8] {
         let occupied = sets[0] | sets[1];
         for set in &mut sets[2..] {
             *set &= occupied;
         }
-        Bitboards {
-            sets,
-            side_to_move: fields.side_to_move,
-            castling: fields.castling,
-            chess960: fields.chess960,
-            ep_square: fields.ep_square,
-            halfmove_clock: fields.halfmove_clock,
-            fullmove_number: fields.fullmove_number,
-        }
+        sets
     }
 
     /// The squares of `color`'s pieces.
@@ -129,7 +121,15 @@ impl From<&Setup> for Bitboards {
                 sets[2 + p.role as usize] |= bit;
             }
         }
-        Bitboards::from_sets(sets, setup)
+        Bitboards {
+            sets,
+            side_to_move: setup.side_to_move,
+            castling: setup.castling,
+            chess960: setup.chess960,
+            ep_square: setup.ep_square,
+            halfmove_clock: setup.halfmove_clock,
+            fullmove_number: setup.fullmove_number,
+        }
     }
 }
 
@@ -169,7 +169,10 @@ mod tests {
     fn role_bits_without_a_colour_hold_no_piece() {
         let s = Setup::empty();
         // a pawn on a2 without a colour
-        let b = Bitboards::from_sets([0, 0, 1 << 8, 0, 0, 0, 0, 0], &s);
+        let b = Bitboards {
+            sets: Bitboards::cut_to_colors([0, 0, 1 << 8, 0, 0, 0, 0, 0]),
+            ..Bitboards::from(&s)
+        };
         assert_eq!(b.pieces().count(), 0);
         assert_eq!(b.piece_at(8), None);
         assert_eq!(b.to_setup(), s);

@@ -641,7 +641,7 @@ pub fn state_bitboards(b: &RecordBatch) -> Result<Vec<Bitboards>> {
         .collect::<Result<_>>()?;
     let fields = PositionColumns::of(b)?;
     Ok((0..b.num_rows())
-        .map(|i| Bitboards::from_sets(std::array::from_fn(|k| sets[k].value(i)), &fields.setup(i)))
+        .map(|i| fields.bitboards(i, std::array::from_fn(|k| sets[k].value(i))))
         .collect())
 }
 
@@ -688,17 +688,22 @@ impl PositionColumns<'_> {
         })
     }
 
-    /// Row `i`'s fields, on an empty board.
-    fn setup(&self, i: usize) -> Setup {
-        Setup {
+    /// Row `i`'s fields with the square sets `sets` ([`Bitboards::cut_to_colors`]).
+    fn bitboards(&self, i: usize, sets: [u64; 8]) -> Bitboards {
+        Bitboards {
+            sets: Bitboards::cut_to_colors(sets),
             side_to_move: color_of(self.side.value(i)),
             castling: CastlingRights::from_rooks(self.rights.value(i)),
             chess960: self.chess960.value(i),
             ep_square: (!self.ep.is_null(i)).then(|| self.ep.value(i) as u8),
             halfmove_clock: self.half.value(i).max(0) as u32,
             fullmove_number: self.full.value(i).max(0) as u32,
-            ..Setup::empty()
         }
+    }
+
+    /// Row `i`'s fields, on an empty board.
+    fn setup(&self, i: usize) -> Setup {
+        self.bitboards(i, [0; 8]).to_setup()
     }
 }
 

@@ -38,9 +38,14 @@ pub fn polyglot_key(setup: &Setup) -> u64 {
 #[must_use]
 pub fn polyglot_key_of(b: &Bitboards) -> u64 {
     let mut key = 0u64;
-    for (sq, p) in b.pieces() {
-        let white = p.color == Color::White;
-        key ^= RANDOM64[64 * (2 * role_index(p.role) + usize::from(white)) + usize::from(sq)];
+    // each kind of piece's squares as one set: no square's colour looked up
+    for role in Role::ALL {
+        for color in [Color::Black, Color::White] {
+            let kind = 2 * role_index(role) + usize::from(color == Color::White);
+            for sq in squares(b.role_set(role) & b.color_set(color)) {
+                key ^= RANDOM64[64 * kind + usize::from(sq)];
+            }
+        }
     }
     // each colour's king file (the highest king's; e without one)
     let king_file = |c: Color| match b.role_set(Role::King) & b.color_set(c) {

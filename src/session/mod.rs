@@ -32,6 +32,7 @@ use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 pub mod error;
+pub mod known_type;
 pub mod lookup;
 pub mod memory;
 pub mod metrics;

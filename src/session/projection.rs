@@ -6,8 +6,9 @@
 //! stages project long `CASE` expressions, so writing them out was about a fifth of a
 //! ply's time when few games are left in play. [`lean_projections`] puts a
 //! [`StageProjectionExec`] in place of every `ProjectionExec` of a stage's plan: the same
-//! expressions evaluated by the same [`Projector`], with the operator's baseline metrics
-//! (`output_rows`, `output_batches`, `elapsed_compute`) only.
+//! expressions (their inner types worked out once: [`super::known_type`]) evaluated by a
+//! [`Projector`], with the operator's baseline metrics (`output_rows`, `output_batches`,
+//! `elapsed_compute`) only.
 
 use std::fmt;
 use std::pin::Pin;
@@ -28,6 +29,8 @@ use datafusion::physical_plan::{
     ReplaceChildrenOptions,
 };
 use futures::{Stream, StreamExt};
+
+use super::known_type::known_types;
 
 /// `plan` with a [`StageProjectionExec`] in place of each `ProjectionExec`.
 ///
@@ -60,13 +63,14 @@ impl StageProjectionExec {
         let projection = inner
             .downcast_ref::<ProjectionExec>()
             .ok_or_else(|| DataFusionError::Internal("not a ProjectionExec".into()))?;
-        // the output schema's metadata as the planner gave it
+        // the output schema's metadata as the planner gave it; each expression's inner
+        // types worked out now, not at every batch
+        let input = projection.input().schema();
         let projector = projection
             .projection_expr()
-            .make_projector_with_schema_metadata(
-                &projection.input().schema(),
-                &projection.schema(),
-            )?;
+            .clone()
+            .try_map_exprs(|e| known_types(e, &input))?
+            .make_projector_with_schema_metadata(&input, &projection.schema())?;
         Ok(Arc::new(StageProjectionExec {
             inner,
             projector,

@@ -1,7 +1,7 @@
 //! A session's twin: another session of the same spec with tables of its own, made from the
 //! first one's plans instead of planning its SQL again. Parsing and planning every stage is
-//! most of the cost of making a session (a validator makes one per core, each while the
-//! input is being read); a twin's plans are the first session's with every table scan
+//! most of the cost of making a session (a validator and the SQL functions' pool make one
+//! per core, a validator while the input is being read); a twin's plans are the first session's with every table scan
 //! pointed at the twin's own tables, so the two run side by side on different data.
 
 use std::collections::HashMap;

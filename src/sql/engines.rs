@@ -2,9 +2,11 @@
 //! synchronous function calls to the asynchronous pipeline.
 //!
 //! An engine's stage tables are its state, so one engine serves one call at a time: each
-//! scan chunk or function call takes an engine from the pool (planning a new one when none
+//! scan chunk or function call takes an engine from the pool (making a new one when none
 //! is idle, up to one per core), uses it alone and gives it back, and concurrent partitions
-//! never share one.
+//! never share one. The pool plans its stages once: every engine it hands out is a twin of
+//! one planned engine that never runs ([`Engine::twin`]), and a scan that will run the
+//! rules has that engine planned while it reads its first games ([`EnginePool::warm_up`]).
 //!
 //! How a synchronous call reaches the pipeline ([`with_engine`]): DataFusion calls
 //! `ScalarUDFImpl::invoke_with_args` and `TableFunctionImpl::call_with_args` on a thread of
@@ -16,26 +18,36 @@
 //! DataFusion running partitions (batches) on several threads, each with its own engine.
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use crate::engine::{Engine, thread_runtime};
 use crate::error::{Error, Result};
 use crate::session::PipelineConfig;
-use crate::session::memory::MIN_PIPELINE;
+use crate::session::memory::{MIN_PIPELINE, MemoryBudget};
+use crate::stages::Stage;
 
-/// Engines kept between calls (the pipeline is planned once per engine), at most one per
-/// core: a call that finds none idle when that many exist waits until one is given back, so
-/// that a scan of many files or many concurrent batches never plans more engines (and holds
-/// more stage tables in memory) than the cores can run. Engines are held only while their
-/// stages run, never while a caller waits on its consumer, so waiting cannot deadlock.
+/// Engines kept between calls (the pipeline is planned once per pool: every engine is a
+/// twin of its prototype), at most one per core: a call that finds none idle when that many
+/// exist waits until one is given back, so that a scan of many files or many concurrent
+/// batches never makes more engines (and holds more stage tables in memory) than the cores
+/// can run. Engines are held only while their stages run, never while a caller waits on
+/// its consumer, so waiting cannot deadlock.
 pub(crate) struct EnginePool {
-    /// Idle engines and the number planned so far.
+    /// Idle engines and the number made so far.
     state: Mutex<(Vec<Engine>, usize)>,
     given_back: Condvar,
     limit: usize,
     /// The run's settings ([`EnginePool::with_config`]): each engine gets an equal share of
     /// [`ENGINES_SHARE`] of its memory limit. `None`: each engine its own default settings.
     config: Option<PipelineConfig>,
+    /// The engine every engine handed out is a twin of: planned once, when first needed or
+    /// ahead of that ([`EnginePool::warm_up`]), and never run.
+    prototype: OnceLock<Engine>,
+    /// Held while the prototype is planned or stages are planned on it: the others wait.
+    planning: Mutex<()>,
+    /// Whether a thread planning the prototype ahead was started.
+    warming: AtomicBool,
 }
 
 /// The part of a session's memory limit ([`EnginePool::with_config`]) its engines' shares
@@ -51,6 +63,9 @@ impl Default for EnginePool {
                 .map(|n| n.get())
                 .unwrap_or(1),
             config: None,
+            prototype: OnceLock::new(),
+            planning: Mutex::new(()),
+            warming: AtomicBool::new(false),
         }
     }
 }
@@ -115,9 +130,59 @@ impl EnginePool {
         self.limit.min(items / min_part.max(1)).max(1)
     }
 
-    /// An idle engine, or a newly planned one (planned on `rt`) while fewer than the limit
-    /// exist, else the next one given back. Errors: planning a new engine (its memory share
-    /// included); [`Error::Internal`] when the pool's lock is poisoned.
+    /// The prototype's settings: the run's, one partition, a memory budget of its own (it
+    /// holds no rows but the static tables' and takes no share of the run's limit).
+    fn prototype_config(&self) -> PipelineConfig {
+        PipelineConfig {
+            target_partitions: 1,
+            memory: MemoryBudget::default(),
+            ..self.config.clone().unwrap_or_default()
+        }
+    }
+
+    /// The prototype, planned on `rt` if it is not yet, with `stages` planned on it (their
+    /// physical plans, which its twins made afterwards share); waits while another thread
+    /// plans. Errors: as [`Engine::new`] and [`crate::stages::Pipeline::prepare`];
+    /// [`Error::Internal`] when the planning lock is poisoned.
+    fn prototype(&self, rt: &tokio::runtime::Runtime, stages: &[Stage]) -> Result<&Engine> {
+        let _planning = self
+            .planning
+            .lock()
+            .map_err(|_| Error::Internal("engine pool planning lock poisoned".into()))?;
+        let prototype = match self.prototype.get() {
+            Some(p) => p,
+            None => {
+                let planned = rt.block_on(Engine::new(self.prototype_config()))?;
+                self.prototype.get_or_init(|| planned)
+            }
+        };
+        prepare_side_by_side(prototype, rt, stages)?;
+        Ok(prototype)
+    }
+
+    /// Plans the prototype and `stages` on it on a thread of its own, once per pool, so that
+    /// the engines a scan takes when its first games are read are its twins, made without
+    /// planning. A scan that will run the rules calls this when it starts reading. A failure
+    /// is not reported here: [`EnginePool::take`] meets it again and returns it.
+    pub(crate) fn warm_up(self: &Arc<Self>, stages: Vec<Stage>) {
+        if self.prototype.get().is_some() || self.warming.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let pool = self.clone();
+        // no thread, no head start: the first take plans as before
+        let _ = std::thread::Builder::new()
+            .name("planning engines".into())
+            .spawn(move || {
+                if let Ok(rt) = thread_runtime() {
+                    let _ = pool.prototype(&rt, &stages);
+                }
+            });
+    }
+
+    /// An idle engine, or a new twin of the prototype (made on `rt`, the prototype planned
+    /// first if it is not yet) while fewer than the limit exist, else the next one given
+    /// back. Errors: planning the prototype, making the twin (its memory share included);
+    /// [`Error::Internal`] when the pool's lock is poisoned.
     pub(crate) fn take(&self, rt: &tokio::runtime::Runtime) -> Result<Engine> {
         let poisoned = || Error::Internal("engine pool lock poisoned".into());
         let mut state = self.state.lock().map_err(|_| poisoned())?;
@@ -129,9 +194,10 @@ impl EnginePool {
                 state.1 += 1;
                 let k = state.1;
                 drop(state);
-                let planned = self
-                    .engine_config(k)
-                    .and_then(|config| rt.block_on(Engine::new(config)));
+                let planned = self.engine_config(k).and_then(|config| {
+                    let prototype = self.prototype(rt, &[])?;
+                    rt.block_on(prototype.twin(config))
+                });
                 if planned.is_err()
                     && let Ok(mut s) = self.state.lock()
                 {
@@ -153,8 +219,34 @@ impl EnginePool {
     }
 }
 
+/// Plans `stages` on `engine` ([`crate::stages::Pipeline::prepare`]) in two halves side by
+/// side, one on `rt` and one on a thread of its own: each stage's plans are its own, and
+/// planning them is most of the time a scan's first games wait for their engine.
+///
+/// Errors: those of planning; [`Error::Io`] when the thread's runtime cannot start;
+/// [`Error::Internal`] when the thread panicked.
+fn prepare_side_by_side(
+    engine: &Engine,
+    rt: &tokio::runtime::Runtime,
+    stages: &[Stage],
+) -> Result<()> {
+    if stages.is_empty() {
+        return Ok(());
+    }
+    let half = |h: usize| -> Vec<Stage> { stages.iter().skip(h).step_by(2).copied().collect() };
+    let (first, second) = (half(0), half(1));
+    std::thread::scope(|s| {
+        let other = s.spawn(|| thread_runtime()?.block_on(engine.pipeline().prepare(&second)));
+        let mine = rt.block_on(engine.pipeline().prepare(&first));
+        let other = other
+            .join()
+            .map_err(|_| Error::Internal("a thread planning stages panicked".into()))?;
+        mine.and(other)
+    })
+}
+
 /// Runs `f` with an engine of `pool` and a runtime to drive it, on a dedicated thread (see
-/// the module docs), and waits for it. Errors: those of `f`; planning a new engine;
+/// the module docs), and waits for it. Errors: those of `f`; making a new engine;
 /// [`Error::Internal`] when the thread panicked.
 pub(crate) fn with_engine<T: Send>(
     pool: &EnginePool,
@@ -261,7 +353,32 @@ fn cut_parts(weights: &[usize], step: usize, parts: usize) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::cut_parts;
+    use super::*;
+    use crate::chess::setup::Setup;
+    use crate::engine::row_count;
+    use crate::validate::validation_stages;
+
+    /// A warmed-up pool plans one prototype, never runs it, and hands out twins of it that
+    /// run side by side, each on its own tables.
+    #[test]
+    fn a_pools_engines_are_twins_of_one_planned_prototype() -> Result<()> {
+        let pool = Arc::new(EnginePool {
+            limit: 2,
+            ..EnginePool::default()
+        });
+        pool.warm_up(validation_stages());
+        let moves = with_engines(&pool, &[0usize, 1], 1, (|_| 1, 0), |part, e, rt| {
+            let batches = rt.block_on(e.legal_moves(&vec![Setup::standard(); part.len()]))?;
+            Ok(row_count(&batches))
+        })?;
+        assert_eq!(moves, vec![20, 20]);
+        let prototype = pool.prototype.get().expect("planned");
+        assert_eq!(prototype.pipeline().stage_runs(), 0);
+        let (idle, made) = &*pool.state.lock().expect("lock");
+        assert_eq!((idle.len(), *made), (2, 2));
+        assert!(idle.iter().all(|e| e.pipeline().stage_runs() > 0));
+        Ok(())
+    }
 
     /// The dearest part's cost: its weights plus `step` times its largest.
     fn dearest(weights: &[usize], ends: &[usize], step: usize) -> usize {

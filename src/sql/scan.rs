@@ -55,8 +55,10 @@ use crate::engine::thread_runtime;
 use crate::io::input::{ByteCounter, Input};
 use crate::io::split::PgnRange;
 use crate::pgn::{PgnError, PgnReader, RawGame};
+use crate::stages::Stage;
 use crate::validate::{
     PrefixPlies, ValidateOptions, Validation, replay_prefixes, validate_games_with,
+    validation_stages,
 };
 
 /// What a row of a PGN scan is: the table function whose rows it makes.
@@ -426,6 +428,22 @@ impl PgnScanExec {
         self.rules
     }
 
+    /// The stages every chunk's rules run: a validation's, and the per-ply notation's
+    /// (replay's and the full stages') when the rows name their moves.
+    fn rules_stages(&self) -> Vec<Stage> {
+        let mut stages = validation_stages();
+        let named = match self.rows {
+            Rows::Games => false,
+            Rows::Plies => needs_notation(&self.projection),
+            Rows::ExplorerPlies => true,
+        };
+        if named {
+            stages.push(Stage::ReplayPlies);
+            stages.push(Stage::San);
+        }
+        stages
+    }
+
     /// The files read (see [`PgnScanExec::partitions`] for what each partition reads).
     pub fn inputs(&self) -> &[Input] {
         &self.inputs
@@ -566,6 +584,10 @@ impl ExecutionPlan for PgnScanExec {
             return Err(DataFusionError::Internal(format!(
                 "PgnScanExec: partition {partition} of {partitions}"
             )));
+        }
+        if self.rules {
+            // the engines planned while the first games are read
+            self.pool.warm_up(self.rules_stages());
         }
         let mut builder = RecordBatchReceiverStream::builder(self.schema.clone(), 2);
         let ranges = self.ranges.execute(partition, context)?;

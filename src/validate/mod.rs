@@ -38,6 +38,7 @@ pub(crate) use prefixes::{PrefixPlies, replay_prefixes};
 pub use report::{ErrorKind, GameReport, PlyRow};
 pub(crate) use report::{NULL_UCI, fen_of};
 pub use setup::{StartError, Variant, is_standard_start, start_position};
+pub(crate) use validator::validation_stages;
 pub use validator::{Validator, Workers};
 
 use crate::chess::outcome::History;

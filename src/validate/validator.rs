@@ -9,7 +9,7 @@ use crate::engine::{Engine, thread_runtime};
 use crate::error::{Error, Result};
 use crate::pgn::RawGame;
 use crate::session::PipelineConfig;
-use crate::stages::{LEGAL, Stage};
+use crate::stages::{APPLY, LEGAL, Stage, TOKENS};
 
 use super::{ValidateOptions, Validation, validate_games_with};
 
@@ -196,15 +196,24 @@ impl Validator {
     }
 }
 
-/// The stages every validation of a game with moves runs, planned when a [`Validator`] is
-/// made: replay's (without the per-ply notation), and the final status's (legal moves,
-/// repetition keys, status). Resolving a token on the full stages and applying it are
-/// planned when first needed, as every other stage.
-fn validation_stages() -> Vec<Stage> {
+/// The stages a validation of a collection runs, planned when a [`Validator`] is made (and
+/// by the SQL engines' pool, [`crate::sql`]) so that its twins share their plans: replay's
+/// (without the per-ply notation), the final status's (legal moves, repetition keys,
+/// status), the checks of a game's set-up position, and resolving a token on the full
+/// stages, applying it and trying it for the other side (the games replay does not
+/// decide). Any other stage is planned when first needed.
+pub(crate) fn validation_stages() -> Vec<Stage> {
     [
         &[Stage::ReplayMoves, Stage::ReplayVerdicts, Stage::ReplayNext][..],
         LEGAL.stages,
-        &[Stage::PositionKeys, Stage::PositionStatus],
+        &[
+            Stage::PositionKeys,
+            Stage::PositionStatus,
+            Stage::SetupChecks,
+            Stage::FlippedPositions,
+        ],
+        TOKENS.stages,
+        APPLY.stages,
     ]
     .concat()
 }

@@ -1379,3 +1379,34 @@ fn small_usage_errors_say_what_to_do() {
         );
     }
 }
+
+/// A `UNION ALL` whose branches type a column otherwise (a signed and an unsigned count:
+/// DataFusion passes each branch's batches through with their own names and types) is
+/// written in every report format, each column under the query's name and type: the count
+/// of plies against the sum of the games' plies.
+#[test]
+fn union_all_of_differently_typed_branches_is_written_in_every_format() {
+    let query = "SELECT count(*) AS n FROM read_plies('data/sample.pgn') \
+                 UNION ALL SELECT sum(plies) FROM read_pgn('data/sample.pgn')";
+    let out = run(&["sql", "--format", "csv", query], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(text(&out.stdout), "n\n1676\n1676\n");
+    let out = run(&["sql", "--format", "json", query], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(
+        text(&out.stdout).matches("1676").count(),
+        2,
+        "{}",
+        show(&out)
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    for name in ["u.parquet", "u.arrow"] {
+        let path = dir.path().join(name);
+        let path = path.to_str().expect("utf-8 path");
+        let out = run(&["sql", "--out", path, query], b"");
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", show(&out));
+        let back = format!("SELECT sum(n) AS total FROM '{path}'");
+        let out = run(&["sql", "--format", "csv", &back], b"");
+        assert_eq!(text(&out.stdout), "total\n3352\n", "{name}: {}", show(&out));
+    }
+}

@@ -354,24 +354,17 @@ impl ReportWriter {
         })
     }
 
-    /// Writes one batch (of the writer's schema).
+    /// Writes one batch of the writer's columns, in order. A query's batches may name or
+    /// type a column otherwise than its schema does (DataFusion passes a `UNION ALL`
+    /// branch's batches through with that branch's own names and types): each column is
+    /// written under the writer's name, cast to the writer's type.
     ///
     /// Errors: [`Error::Io`] naming the file when writing fails, [`Error::Schema`] for a batch
-    /// whose column names or types differ from the writer's schema, [`Error::Arrow`] / [`Error::Parquet`] from the writers.
+    /// with another number of columns or a column that does not cast to the writer's type
+    /// (naming it and both types), [`Error::Arrow`] / [`Error::Parquet`] from the writers.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        let theirs = batch.schema();
-        if theirs.fields().len() != self.schema.fields().len()
-            || !theirs
-                .fields()
-                .iter()
-                .zip(self.schema.fields().iter())
-                .all(|(a, b)| a.name() == b.name() && a.data_type() == b.data_type())
-        {
-            return Err(Error::Schema(format!(
-                "{}: batch schema differs from the report's",
-                self.name
-            )));
-        }
+        let conformed = self.conform(batch)?;
+        let batch = &conformed;
         let (name, failed) = (&self.name, &self.failed);
         let written = |e| sink_error(name, failed, e);
         match &mut self.inner {
@@ -384,6 +377,53 @@ impl ReportWriter {
         }
         self.rows += batch.num_rows() as u64;
         Ok(())
+    }
+
+    /// `batch` under the writer's schema: its columns in order, each cast to the writer's
+    /// type where it differs. Errors: [`Error::Schema`] as [`ReportWriter::write`].
+    fn conform(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let fields = self.schema.fields();
+        let theirs = batch.schema();
+        if theirs.fields().len() == fields.len()
+            && theirs
+                .fields()
+                .iter()
+                .zip(fields.iter())
+                .all(|(a, b)| a.name() == b.name() && a.data_type() == b.data_type())
+        {
+            return Ok(batch.clone());
+        }
+        if batch.num_columns() != fields.len() {
+            return Err(Error::Schema(format!(
+                "{}: a batch of {} columns for a report of {}",
+                self.name,
+                batch.num_columns(),
+                fields.len()
+            )));
+        }
+        let columns = batch
+            .columns()
+            .iter()
+            .zip(fields.iter())
+            .map(|(column, field)| {
+                if column.data_type() == field.data_type() {
+                    return Ok(column.clone());
+                }
+                datafusion::arrow::compute::cast(column, field.data_type()).map_err(|e| {
+                    Error::Schema(format!(
+                        "{}: column {} is {} in a batch, {} in the report: {e}",
+                        self.name,
+                        field.name(),
+                        column.data_type(),
+                        field.data_type()
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let options = datafusion::arrow::array::RecordBatchOptions::new()
+            .with_row_count(Some(batch.num_rows()));
+        RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
+            .map_err(|e| Error::Schema(format!("{}: {e}", self.name)))
     }
 
     /// Rows written so far.

@@ -27,7 +27,8 @@ use datafusion::physical_expr::expressions::BinaryExpr;
 /// `nullable` and `return_field` without walking `inner`. Displayed as `inner`, in
 /// parentheses when `inner` is a binary expression (DataFusion writes a binary child in
 /// parentheses only when precedence requires it; the parent's precedence is not known
-/// here, so `EXPLAIN` shows every nested binary expression of a stage in parentheses).
+/// here). `EXPLAIN` is unchanged: a stage projection shows the `ProjectionExec` it stands
+/// for ([`super::projection`]).
 #[derive(Debug, Eq)]
 pub struct KnownType {
     inner: Arc<dyn PhysicalExpr>,

@@ -356,7 +356,7 @@ mod tests {
     use super::*;
     use crate::chess::setup::Setup;
     use crate::engine::row_count;
-    use crate::validate::validation_stages;
+    use crate::validate::ValidateOptions;
 
     /// A warmed-up pool plans one prototype, never runs it, and hands out twins of it that
     /// run side by side, each on its own tables.
@@ -366,7 +366,7 @@ mod tests {
             limit: 2,
             ..EnginePool::default()
         });
-        pool.warm_up(validation_stages());
+        pool.warm_up(ValidateOptions::default().stages());
         let moves = with_engines(&pool, &[0usize, 1], 1, (|_| 1, 0), |part, e, rt| {
             let batches = rt.block_on(e.legal_moves(&vec![Setup::standard(); part.len()]))?;
             Ok(row_count(&batches))

@@ -55,10 +55,8 @@ use crate::engine::thread_runtime;
 use crate::io::input::{ByteCounter, Input};
 use crate::io::split::PgnRange;
 use crate::pgn::{PgnError, PgnReader, RawGame};
-use crate::stages::Stage;
 use crate::validate::{
     PrefixPlies, ValidateOptions, Validation, replay_prefixes, validate_games_with,
-    validation_stages,
 };
 
 /// What a row of a PGN scan is: the table function whose rows it makes.
@@ -428,22 +426,6 @@ impl PgnScanExec {
         self.rules
     }
 
-    /// The stages every chunk's rules run: a validation's, and the per-ply notation's
-    /// (replay's and the full stages') when the rows name their moves.
-    fn rules_stages(&self) -> Vec<Stage> {
-        let mut stages = validation_stages();
-        let named = match self.rows {
-            Rows::Games => false,
-            Rows::Plies => needs_notation(&self.projection),
-            Rows::ExplorerPlies => true,
-        };
-        if named {
-            stages.push(Stage::ReplayPlies);
-            stages.push(Stage::San);
-        }
-        stages
-    }
-
     /// The files read (see [`PgnScanExec::partitions`] for what each partition reads).
     pub fn inputs(&self) -> &[Input] {
         &self.inputs
@@ -585,21 +567,30 @@ impl ExecutionPlan for PgnScanExec {
                 "PgnScanExec: partition {partition} of {partitions}"
             )));
         }
-        if self.rules {
-            // the engines planned while the first games are read
-            self.pool.warm_up(self.rules_stages());
+        let scan = Scan {
+            rows: self.rows,
+            projection: self.projection.clone(),
+            schema: self.schema.clone(),
+            batch_rows: self.batch_games,
+            max_ply: self.max_ply,
+        };
+        if let Some(options) = scan.options() {
+            // the engines planned while the first games are read; the explorer's plies are
+            // always named (`replay_prefixes`)
+            let named = scan.rows == Rows::ExplorerPlies;
+            self.pool.warm_up(
+                ValidateOptions {
+                    positions_only: options.positions_only && !named,
+                    ..options
+                }
+                .stages(),
+            );
         }
         let mut builder = RecordBatchReceiverStream::builder(self.schema.clone(), 2);
         let ranges = self.ranges.execute(partition, context)?;
         let inputs = self.inputs.clone();
         let flush = Flush {
-            scan: Scan {
-                rows: self.rows,
-                projection: self.projection.clone(),
-                schema: self.schema.clone(),
-                batch_rows: self.batch_games,
-                max_ply: self.max_ply,
-            },
+            scan,
             pool: self.pool.clone(),
             tx: builder.tx(),
             games: MetricBuilder::new(&self.metrics).counter("games", partition),
@@ -727,15 +718,7 @@ impl Flush {
             }
             _ => None,
         };
-        let options = match self.scan.rows {
-            Rows::Games => validation_for(&self.scan.projection),
-            Rows::Plies | Rows::ExplorerPlies => Some(ValidateOptions {
-                plies: true,
-                positions_only: !needs_notation(&self.scan.projection),
-                max_plies: self.scan.max_ply,
-            }),
-        };
-        let ruled = if let Some(options) = options {
+        let ruled = if let Some(options) = self.scan.options() {
             // the engine goes back before the batch is sent: a partition waiting for its
             // consumer holds none
             let e = self.pool.take(rt).map_err(df)?;
@@ -792,6 +775,18 @@ struct Scan {
 }
 
 impl Scan {
+    /// What the rules give these rows: `None` when no rules column is projected.
+    fn options(&self) -> Option<ValidateOptions> {
+        match self.rows {
+            Rows::Games => validation_for(&self.projection),
+            Rows::Plies | Rows::ExplorerPlies => Some(ValidateOptions {
+                plies: true,
+                positions_only: !needs_notation(&self.projection),
+                max_plies: self.max_ply,
+            }),
+        }
+    }
+
     /// The record batches of a chunk of games, each handed to `emit` as it is built: one
     /// (games) or as many as the plies need (at most `batch_rows` rows each); `false` when
     /// `emit` returned `false` (the query stopped reading).

@@ -38,7 +38,7 @@ pub(crate) use prefixes::{PrefixPlies, replay_prefixes};
 pub use report::{ErrorKind, GameReport, PlyRow};
 pub(crate) use report::{NULL_UCI, fen_of};
 pub use setup::{StartError, Variant, is_standard_start, start_position};
-pub(crate) use validator::validation_stages;
+use validator::validation_stages;
 pub use validator::{Validator, Workers};
 
 use crate::chess::outcome::History;
@@ -46,7 +46,7 @@ use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::pgn::RawGame;
-use crate::stages::{InputTable, tables};
+use crate::stages::{InputTable, Stage, tables};
 
 use replay::{PlyRows, PlySink, replay};
 
@@ -82,6 +82,17 @@ impl ValidateOptions {
             plies,
             ..Default::default()
         }
+    }
+
+    /// The stages a validation with these options runs on every collection, to plan ahead:
+    /// [`validation_stages`], and with named plies the per-ply notation's (replay's
+    /// `replay_plies`, the full stages' `san`).
+    pub(crate) fn stages(self) -> Vec<Stage> {
+        let mut stages = validation_stages();
+        if self.ply_rows() == PlyRows::Named {
+            stages.extend([Stage::ReplayPlies, Stage::San]);
+        }
+        stages
     }
 
     /// What these options ask replay to give of each ply it plays.

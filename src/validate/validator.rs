@@ -197,11 +197,11 @@ impl Validator {
 }
 
 /// The stages a validation of a collection runs, planned when a [`Validator`] is made (and
-/// by the SQL engines' pool, [`crate::sql`]) so that its twins share their plans: replay's
-/// (without the per-ply notation), the final status's (legal moves, repetition keys,
-/// status), the checks of a game's set-up position, and resolving a token on the full
-/// stages, applying it and trying it for the other side (the games replay does not
-/// decide). Any other stage is planned when first needed.
+/// by the SQL engines' pool, [`super::ValidateOptions::stages`]) so that its twins share
+/// their plans: replay's (without the per-ply notation), the final status's (legal moves,
+/// repetition keys, status), the checks of a game's set-up position, and resolving a token
+/// on the full stages, applying it and trying it for the other side (the games replay does
+/// not decide). Any other stage is planned when first needed.
 pub(crate) fn validation_stages() -> Vec<Stage> {
     [
         &[Stage::ReplayMoves, Stage::ReplayVerdicts, Stage::ReplayNext][..],

@@ -38,7 +38,6 @@ pub(crate) use prefixes::{PrefixPlies, replay_prefixes};
 pub use report::{ErrorKind, GameReport, PlyRow};
 pub(crate) use report::{NULL_UCI, fen_of};
 pub use setup::{StartError, Variant, is_standard_start, start_position};
-use validator::validation_stages;
 pub use validator::{Validator, Workers};
 
 use crate::chess::outcome::History;
@@ -46,7 +45,7 @@ use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::pgn::RawGame;
-use crate::stages::{InputTable, Stage, tables};
+use crate::stages::{APPLY, InputTable, LEGAL, Stage, TOKENS, tables};
 
 use replay::{PlyRows, PlySink, replay};
 
@@ -103,6 +102,28 @@ impl ValidateOptions {
             (true, false) => PlyRows::Named,
         }
     }
+}
+
+/// The stages a validation of a collection runs, planned when a [`Validator`] is made (and
+/// by the SQL engines' pool, [`ValidateOptions::stages`]) so that its twins share
+/// their plans: replay's (without the per-ply notation), the final status's (legal moves,
+/// repetition keys, status), the checks of a game's set-up position, and resolving a token
+/// on the full stages, applying it and trying it for the other side (the games replay does
+/// not decide). Any other stage is planned when first needed.
+pub(crate) fn validation_stages() -> Vec<Stage> {
+    [
+        &[Stage::ReplayMoves, Stage::ReplayVerdicts, Stage::ReplayNext][..],
+        LEGAL.stages,
+        &[
+            Stage::PositionKeys,
+            Stage::PositionStatus,
+            Stage::SetupChecks,
+            Stage::FlippedPositions,
+        ],
+        TOKENS.stages,
+        APPLY.stages,
+    ]
+    .concat()
 }
 
 /// What [`validate_games_with`] gives back.

@@ -9,9 +9,8 @@ use crate::engine::{Engine, thread_runtime};
 use crate::error::{Error, Result};
 use crate::pgn::RawGame;
 use crate::session::PipelineConfig;
-use crate::stages::{APPLY, LEGAL, Stage, TOKENS};
 
-use super::{ValidateOptions, Validation, validate_games_with};
+use super::{ValidateOptions, Validation, validate_games_with, validation_stages};
 
 /// Validation on several pipelines at once, one OS thread each: a batch of games is cut into
 /// one share per pipeline (about the same number of plies each), the shares are validated
@@ -194,28 +193,6 @@ impl Validator {
             held: None,
         }
     }
-}
-
-/// The stages a validation of a collection runs, planned when a [`Validator`] is made (and
-/// by the SQL engines' pool, [`super::ValidateOptions::stages`]) so that its twins share
-/// their plans: replay's (without the per-ply notation), the final status's (legal moves,
-/// repetition keys, status), the checks of a game's set-up position, and resolving a token
-/// on the full stages, applying it and trying it for the other side (the games replay does
-/// not decide). Any other stage is planned when first needed.
-pub(crate) fn validation_stages() -> Vec<Stage> {
-    [
-        &[Stage::ReplayMoves, Stage::ReplayVerdicts, Stage::ReplayNext][..],
-        LEGAL.stages,
-        &[
-            Stage::PositionKeys,
-            Stage::PositionStatus,
-            Stage::SetupChecks,
-            Stage::FlippedPositions,
-        ],
-        TOKENS.stages,
-        APPLY.stages,
-    ]
-    .concat()
 }
 
 /// A [`Validator`] being made on a thread of its own ([`Validator::start`]).

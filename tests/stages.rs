@@ -266,6 +266,10 @@ enum Render {
     Set,
     Move,
     Child,
+    /// A piece's code (rule `role_code`) as its letter.
+    Piece,
+    /// A `replay_moves` row's role code as its name.
+    ReplayRole,
 }
 
 #[derive(Clone)]
@@ -296,6 +300,8 @@ fn parse_columns(spec: &str) -> Vec<Column> {
                 Some((n, "set")) => (n, Render::Set),
                 Some((n, "move")) => (n, Render::Move),
                 Some((n, "child")) => (n, Render::Child),
+                Some((n, "piece")) => (n, Render::Piece),
+                Some((n, "replay_role")) => (n, Render::ReplayRole),
                 Some((_, r)) => panic!("unknown rendering {r} in {c}"),
                 None => (c, Render::Plain),
             };
@@ -504,6 +510,8 @@ fn render(row: &Row, columns: &[Column]) -> String {
             }
             (v, Render::Square) => square_name(v.int().unwrap_or(-1) as u8),
             (v, Render::Set) => set_names(v.u64()),
+            (v, Render::Piece) => piece_letter(v).to_string(),
+            (v, Render::ReplayRole) => replay_role(v).to_string(),
             (v, Render::Move) => uci_of_code(v.u64() as u32),
             (v, Render::Child) => format!(
                 "{}/{}",
@@ -518,6 +526,26 @@ fn render(row: &Row, columns: &[Column]) -> String {
         });
     }
     out.join(" ")
+}
+
+/// The letter of a piece code (rule `role_code`: P 0, N 1, B 2, R 3, Q 4, K 5).
+fn piece_letter(v: &Value) -> char {
+    let code = v.int().expect("a piece code");
+    Role::ALL
+        .get(code as usize)
+        .map(|r| role_letter(*r).chars().next().expect("a letter"))
+        .unwrap_or_else(|| panic!("piece code {code}"))
+}
+
+/// The name of a `replay_moves` role code (0 move, 1 rival, 2 transit, 3 ep_probe).
+fn replay_role(v: &Value) -> &'static str {
+    match v.int() {
+        Some(0) => "move",
+        Some(1) => "rival",
+        Some(2) => "transit",
+        Some(3) => "ep_probe",
+        other => panic!("replay_moves role {other:?}"),
+    }
 }
 
 fn set_names(bits: u64) -> String {
@@ -974,10 +1002,12 @@ fn row_uci(r: &Row) -> String {
         "{}{}{}",
         square_name(r["from_sq"].int().expect("from") as u8),
         square_name(r["to_sq"].int().expect("to") as u8),
-        r.get("promotion")
-            .and_then(|p| p.text())
-            .map(|p| p.to_ascii_lowercase())
-            .unwrap_or_default()
+        match (r.get("promotion"), r.get("promotion_code")) {
+            (Some(p), _) => p.text().map(|p| p.to_ascii_lowercase()).unwrap_or_default(),
+            // replay_moves: the promotion piece's code
+            (None, Some(Value::Null) | None) => String::new(),
+            (None, Some(code)) => piece_letter(code).to_ascii_lowercase().to_string(),
+        }
     )
 }
 
@@ -1404,14 +1434,14 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 };
                 let legal_of = |role: &str| -> BTreeSet<String> {
                     rows.iter()
-                        .filter(|r| r["role"].text() == Some(role) && !r["attacked"].bool())
+                        .filter(|r| replay_role(&r["role"]) == role && !r["attacked"].bool())
                         .map(row_uci)
                         .collect()
                 };
                 let moves = legal_of("move");
                 let transit_attacked = rows
                     .iter()
-                    .any(|r| r["role"].text() == Some("transit") && r["attacked"].bool());
+                    .any(|r| replay_role(&r["role"]) == "transit" && r["attacked"].bool());
                 let accepted: BTreeSet<String> = if transit_attacked {
                     BTreeSet::new()
                 } else {

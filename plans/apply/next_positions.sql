@@ -19,5 +19,5 @@ WITH moved AS (
     ON l.mover_key = m.from_sq * 16 + CASE WHEN m.color = 'w' THEN 0 ELSE 8 END + {{role_code(m.piece)}}
 )
 SELECT child_id AS position_id,
-       {{after_move(side_to_move, castling, castling_lost, chess960, piece, from_sq, to_sq, is_capture, halfmove_clock, fullmove_number)}}
+       {{after_move(side_to_move, castling, castling_lost, chess960, piece = 'P', from_sq, to_sq, is_capture, halfmove_clock, fullmove_number)}}
 FROM moved

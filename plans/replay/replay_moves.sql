@@ -28,15 +28,18 @@
 -- test): `replay_plies` writes the move's SAN from the legal ones (PGN standard §8.2.3.4:
 -- disambiguation by the other legal moves of the kind to the target, whatever the token
 -- said, as `san` does among all legal moves).
--- Columns: position_id, role ('move', 'rival', 'transit', 'ep_probe'), piece, from_sq, to_sq (Int32),
---   promotion (Utf8, nullable), is_capture (Boolean), to_bit, vacated (the squares the move
+-- Pieces and roles are integer codes here, as in `replay_tokens`; `replay_plies` writes the
+-- letters of the moves it names.
+-- Columns: position_id, role (Int32: 0 move, 1 rival, 2 transit, 3 ep_probe), piece_code
+--   (Int32, rule `role_code`: P 0, N 1, B 2, R 3, Q 4, K 5), from_sq, to_sq (Int32),
+--   promotion_code (Int32, nullable), is_capture (Boolean), to_bit, vacated (the squares the move
 --   empties: its start, the captured piece's square, the castling rook's start),
 --   rook_to_bit (UInt64, 0 unless castling), rook_from (Int32, NULL unless castling),
 --   castling_lost (UInt64: the castling rights the move ends, from `piece_rays` or
 --   `castling_rules`), attacked (Boolean).
 WITH states AS (
   SELECT position_id, side_to_move, ep_square, castling,
-         kind, piece, from_file, from_rank, to_sq, promotion, castle_long,
+         piece_code, from_file, from_rank, to_sq, promotion_code, castle_long,
          white | black AS occupied,
          CASE WHEN side_to_move = 'w' THEN white ELSE black END AS own,
          CASE WHEN side_to_move = 'w' THEN black ELSE white END AS enemy,
@@ -45,33 +48,29 @@ WITH states AS (
          pawns, knights, bishops, rooks, queens, kings
   FROM replay_tokens
 ),
--- the kind of piece each token moves: the one it names, else (a full origin square) the
--- own piece on its origin square, if any (none for castling: no ray_key below, so castling
--- tokens meet no ray); with its code (rule `role_code`: the rules below compare integers,
--- not strings)
+-- the kind of piece each token moves (its code, rule `role_code`): the one it names, else
+-- (a full origin square) the own piece on its origin square, if any (none for castling,
+-- which names no square: no ray_key below, so castling tokens meet no ray)
 token_pieces AS (
-  SELECT *, {{role_code(piece)}} AS piece_code
+  SELECT * EXCEPT (piece_code),
+         COALESCE(piece_code,
+           CASE WHEN own & origin_bit & pawns <> 0 THEN 0 WHEN own & origin_bit & knights <> 0 THEN 1
+                WHEN own & origin_bit & bishops <> 0 THEN 2 WHEN own & origin_bit & rooks <> 0 THEN 3
+                WHEN own & origin_bit & queens <> 0 THEN 4 WHEN own & origin_bit & kings <> 0 THEN 5 END) AS piece_code
   FROM (
-    SELECT * EXCEPT (piece),
-           COALESCE(piece, CASE WHEN kind = 'square' THEN
-             CASE WHEN own & origin_bit & pawns <> 0 THEN 'P' WHEN own & origin_bit & knights <> 0 THEN 'N'
-                  WHEN own & origin_bit & bishops <> 0 THEN 'B' WHEN own & origin_bit & rooks <> 0 THEN 'R'
-                  WHEN own & origin_bit & queens <> 0 THEN 'Q' WHEN own & origin_bit & kings <> 0 THEN 'K' END
-           END) AS piece
-    FROM (
-      SELECT *, CAST(1 AS BIGINT UNSIGNED) << CAST(from_rank * 8 + from_file AS BIGINT UNSIGNED) AS origin_bit
-      FROM states
-    ) t
-  ) p
+    SELECT *, CAST(1 AS BIGINT UNSIGNED) << CAST(from_rank * 8 + from_file AS BIGINT UNSIGNED) AS origin_bit
+    FROM states
+  ) t
 ),
 -- each move token on its game's board: its kind of piece, target square and bit, the file
--- and rank it names (a pawn without a file moves straight), the square of the piece it
+-- and rank it names (a pawn's SAN without a file moves straight; a token naming its origin
+-- square names its file), the square of the piece it
 -- captures if any (`cap_bit`: an enemy piece on the target, or the pawn beside the en
 -- passant square), and the own pieces of its kind (`own_kind`)
 token_rows AS (
-  SELECT position_id, piece, piece_code, to_sq, promotion, from_rank, white_moves, occupied,
+  SELECT position_id, piece_code, to_sq, promotion_code, from_rank, white_moves, occupied,
          own, enemy, pawns, knights, bishops, rooks, queens, kings,
-         COALESCE(from_file, CASE WHEN kind = 'pawn' THEN to_sq % 8 END) AS from_file,
+         COALESCE(from_file, CASE WHEN piece_code = 0 THEN to_sq % 8 END) AS from_file,
          to_sq * 16 + color_code + piece_code AS to_key,
          CAST(1 AS BIGINT UNSIGNED) << CAST(to_sq AS BIGINT UNSIGNED) AS to_bit,
          CASE WHEN piece_code = 0 AND to_sq = ep_square
@@ -95,12 +94,12 @@ token_rows AS (
 wanted AS (
   SELECT *,
          movers | own_kind * CAST(piece_code BETWEEN 1 AND 4 AS BIGINT UNSIGNED) AS kept,
-         CASE WHEN piece IS NOT NULL
+         CASE WHEN piece_code IS NOT NULL
                    AND ((piece_code <> 0 AND to_bit & own = 0)
                         OR (piece_code = 0 AND from_file = to_sq % 8 AND to_bit & occupied = 0)
                         OR (piece_code = 0 AND from_file <> to_sq % 8 AND cap_bit <> 0))
-                   AND ((piece_code = 0 AND to_sq / 8 IN (0, 7) AND promotion IN ('N', 'B', 'R', 'Q'))
-                        OR (NOT (piece_code = 0 AND to_sq / 8 IN (0, 7)) AND promotion IS NULL))
+                   AND ((piece_code = 0 AND to_sq / 8 IN (0, 7) AND promotion_code BETWEEN 1 AND 4)
+                        OR (NOT (piece_code = 0 AND to_sq / 8 IN (0, 7)) AND promotion_code IS NULL))
               THEN to_key END AS ray_key
   FROM (
     SELECT *,
@@ -112,8 +111,8 @@ wanted AS (
 -- the wanted pieces that reach the target along a free ray; for a knight, bishop, rook or
 -- queen also the other own pieces of its kind (`rival` rows, for its SAN)
 token_moves AS (
-  SELECT w.position_id, CASE WHEN r.from_bit & w.movers <> 0 THEN 'move' ELSE 'rival' END AS role,
-         w.piece, r.from_sq, w.to_sq, w.promotion,
+  SELECT w.position_id, CASE WHEN r.from_bit & w.movers <> 0 THEN 0 /* move */ ELSE 1 /* rival */ END AS role,
+         w.piece_code, r.from_sq, w.to_sq, w.promotion_code,
          r.from_bit, w.to_bit, w.cap_bit,
          CAST(0 AS BIGINT UNSIGNED) AS rook_from_bit, CAST(0 AS BIGINT UNSIGNED) AS rook_to_bit,
          CAST(NULL AS INT) AS rook_from, CAST(NULL AS BIGINT UNSIGNED) AS transit_bit, r.castling_lost,
@@ -125,10 +124,11 @@ token_moves AS (
 ),
 -- castling (rules of `castling_rules`, as in stage `castling`): the right held by the rook's
 -- square, the king on its square, the path empty; the king's destination is its 'move' row,
--- its start and the squares it crosses are 'transit' rows
+-- its start and the squares it crosses are 'transit' rows (a token that is no castling has
+-- no `castle_long`, and meets no castling rule)
 castles AS (
-  SELECT s.position_id, CASE WHEN p.path_sq = c.king_to THEN 'move' ELSE 'transit' END AS role,
-         'K' AS piece, c.king_from AS from_sq, c.king_to AS to_sq, CAST(NULL AS VARCHAR) AS promotion,
+  SELECT s.position_id, CASE WHEN p.path_sq = c.king_to THEN 0 /* move */ ELSE 2 /* transit */ END AS role,
+         5 /* K */ AS piece_code, c.king_from AS from_sq, c.king_to AS to_sq, CAST(NULL AS INT) AS promotion_code,
          c.king_from_bit AS from_bit, c.king_to_bit AS to_bit, CAST(0 AS BIGINT UNSIGNED) AS cap_bit,
          c.rook_from_bit, c.rook_to_bit, c.rook_from,
          CAST(1 AS BIGINT UNSIGNED) << CAST(p.path_sq AS BIGINT UNSIGNED) AS transit_bit, c.castling_lost,
@@ -136,14 +136,13 @@ castles AS (
   FROM states s
   JOIN castling_rules c ON c.color = s.side_to_move AND c.castle_long = s.castle_long
   JOIN castling_path p ON p.king_from = c.king_from AND p.rook_from = c.rook_from AND p.need = 'safe'
-  WHERE s.kind = 'castle'
-    AND s.castling & c.rook_from_bit <> 0
+  WHERE s.castling & c.rook_from_bit <> 0
     AND s.kings & s.own & c.king_from_bit <> 0
     AND s.occupied & c.empty_mask = 0
 ),
 -- every en passant capture of the position, whatever the token
 probes AS (
-  SELECT s.position_id, 'ep_probe' AS role, 'P' AS piece, r.from_sq, r.to_sq, CAST(NULL AS VARCHAR) AS promotion,
+  SELECT s.position_id, 3 /* ep_probe */ AS role, 0 /* P */ AS piece_code, r.from_sq, r.to_sq, CAST(NULL AS INT) AS promotion_code,
          r.from_bit, r.to_bit,
          CAST(1 AS BIGINT UNSIGNED) << CAST(r.from_sq - r.from_sq % 8 + r.to_sq % 8 AS BIGINT UNSIGNED) AS cap_bit,
          CAST(0 AS BIGINT UNSIGNED) AS rook_from_bit, CAST(0 AS BIGINT UNSIGNED) AS rook_to_bit,
@@ -162,10 +161,10 @@ moves AS (
 -- the board after the move, as far as the attack test needs it (each move row carries its
 -- position's square sets: no second join with `states`)
 after AS (
-  SELECT m.position_id, m.role, m.piece, m.from_sq, m.to_sq, m.promotion, m.to_bit, m.rook_to_bit,
+  SELECT m.position_id, m.role, m.piece_code, m.from_sq, m.to_sq, m.promotion_code, m.to_bit, m.rook_to_bit,
          m.rook_from, m.castling_lost, m.cap_bit <> 0 AS is_capture,
          m.from_bit | m.cap_bit | m.rook_from_bit AS vacated,
-         COALESCE(m.transit_bit, CASE WHEN m.piece = 'K' THEN m.to_bit ELSE m.own & m.kings END) AS test_bit,
+         COALESCE(m.transit_bit, CASE WHEN m.piece_code = 5 /* K */ THEN m.to_bit ELSE m.own & m.kings END) AS test_bit,
          (m.occupied - (m.occupied & (m.from_bit | m.cap_bit | m.rook_from_bit))) | m.to_bit | m.rook_to_bit AS occupied_after,
          m.enemy - (m.enemy & m.cap_bit) AS enemy_after,
          m.white_moves, m.pawns, m.knights, m.bishops, m.rooks, m.queens, m.kings
@@ -173,7 +172,7 @@ after AS (
 ),
 -- from the tested square: the pieces on each line, the enemy's line movers, its leapers
 lines AS (
-  SELECT a.position_id, a.role, a.piece, a.from_sq, a.to_sq, a.promotion, a.is_capture,
+  SELECT a.position_id, a.role, a.piece_code, a.from_sq, a.to_sq, a.promotion_code, a.is_capture,
          a.to_bit, a.vacated, a.rook_to_bit, a.rook_from, a.castling_lost,
          {{line_pieces(m, a.occupied_after)}},
          a.enemy_after & (a.rooks | a.queens) AS orth,
@@ -185,7 +184,7 @@ lines AS (
   FROM square_masks m
   JOIN after a ON a.test_bit = m.bit
 )
-SELECT position_id, role, piece, from_sq, to_sq, promotion, is_capture, to_bit, vacated, rook_to_bit,
+SELECT position_id, role, piece_code, from_sq, to_sq, promotion_code, is_capture, to_bit, vacated, rook_to_bit,
        rook_from, castling_lost,
        leaper_attack OR {{line_attack(orth, diag)}} AS attacked
 FROM lines

@@ -8,24 +8,25 @@
 -- `next_positions` on the `positions` rows of the full legal-move stages.
 -- Columns: the columns of `replay_states`.
 WITH chosen AS (
-  SELECT m.position_id, m.piece, m.from_sq, m.to_sq, m.is_capture, m.to_bit, m.rook_to_bit,
+  SELECT m.position_id, m.piece_code, m.from_sq, m.to_sq, m.is_capture, m.to_bit, m.rook_to_bit,
          m.castling_lost,
-         COALESCE(m.promotion, m.piece) AS placed,
+         -- the code of the piece that stands on the target (rule `role_code`)
+         COALESCE(m.promotion_code, m.piece_code) AS placed,
          m.vacated | m.to_bit AS cleared
   FROM {{replay_accepted}}
 )
 SELECT s.position_id,
-       {{after_move(s.side_to_move, s.castling, c.castling_lost, s.chess960, c.piece, c.from_sq, c.to_sq, c.is_capture, s.halfmove_clock, s.fullmove_number)}},
+       {{after_move(s.side_to_move, s.castling, c.castling_lost, s.chess960, c.piece_code = 0, c.from_sq, c.to_sq, c.is_capture, s.halfmove_clock, s.fullmove_number)}},
        (s.white - (s.white & c.cleared))
          | (c.to_bit | c.rook_to_bit) * CAST(s.side_to_move = 'w' AS BIGINT UNSIGNED) AS white,
        (s.black - (s.black & c.cleared))
          | (c.to_bit | c.rook_to_bit) * CAST(s.side_to_move = 'b' AS BIGINT UNSIGNED) AS black,
-       (s.pawns - (s.pawns & c.cleared)) | c.to_bit * CAST(c.placed = 'P' AS BIGINT UNSIGNED) AS pawns,
-       (s.knights - (s.knights & c.cleared)) | c.to_bit * CAST(c.placed = 'N' AS BIGINT UNSIGNED) AS knights,
-       (s.bishops - (s.bishops & c.cleared)) | c.to_bit * CAST(c.placed = 'B' AS BIGINT UNSIGNED) AS bishops,
-       (s.rooks - (s.rooks & c.cleared)) | c.to_bit * CAST(c.placed = 'R' AS BIGINT UNSIGNED)
+       (s.pawns - (s.pawns & c.cleared)) | c.to_bit * CAST(c.placed = 0 AS BIGINT UNSIGNED) AS pawns,
+       (s.knights - (s.knights & c.cleared)) | c.to_bit * CAST(c.placed = 1 AS BIGINT UNSIGNED) AS knights,
+       (s.bishops - (s.bishops & c.cleared)) | c.to_bit * CAST(c.placed = 2 AS BIGINT UNSIGNED) AS bishops,
+       (s.rooks - (s.rooks & c.cleared)) | c.to_bit * CAST(c.placed = 3 AS BIGINT UNSIGNED)
          | c.rook_to_bit AS rooks,
-       (s.queens - (s.queens & c.cleared)) | c.to_bit * CAST(c.placed = 'Q' AS BIGINT UNSIGNED) AS queens,
-       (s.kings - (s.kings & c.cleared)) | c.to_bit * CAST(c.placed = 'K' AS BIGINT UNSIGNED) AS kings
+       (s.queens - (s.queens & c.cleared)) | c.to_bit * CAST(c.placed = 4 AS BIGINT UNSIGNED) AS queens,
+       (s.kings - (s.kings & c.cleared)) | c.to_bit * CAST(c.placed = 5 AS BIGINT UNSIGNED) AS kings
 FROM chosen c
 JOIN replay_states s ON s.position_id = c.position_id

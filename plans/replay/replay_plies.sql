@@ -16,12 +16,16 @@
 -- Columns: position_id, ply_uci, ply_san (Utf8), ply_capture, ply_castling, ply_en_passant
 --   (Boolean), ply_promotion (Utf8, nullable: the uppercase letter), gives_check (Boolean).
 WITH chosen AS (
-  SELECT m.position_id, m.piece, m.from_sq, m.to_sq, m.promotion, m.is_capture, m.rook_from,
+  SELECT m.position_id, m.from_sq, m.to_sq, m.is_capture, m.rook_from,
+         -- the letters of the moved piece and of the promotion piece (codes of rule `role_code`)
+         {{role_letter(m.piece_code)}} AS piece,
+         {{role_letter(m.promotion_code)}} AS promotion,
          m.rook_to_bit <> 0 AS is_castling,
          -- an en passant capture empties a square other than its target
-         m.piece = 'P' AND m.is_capture AND m.vacated & m.to_bit = 0 AS is_en_passant,
-         -- the rivals: the other squares the kind of piece legally comes from
-         CASE WHEN m.piece IN ('N', 'B', 'R', 'Q')
+         m.piece_code = 0 AND m.is_capture AND m.vacated & m.to_bit = 0 AS is_en_passant,
+         -- the rivals: the other squares the kind of piece legally comes from (a knight,
+         -- bishop, rook or queen)
+         CASE WHEN m.piece_code BETWEEN 1 AND 4
               THEN v.kind_from - (v.kind_from & (CAST(1 AS BIGINT UNSIGNED) << CAST(m.from_sq AS BIGINT UNSIGNED)))
               ELSE CAST(0 AS BIGINT UNSIGNED) END AS rivals
   FROM {{replay_accepted}}

@@ -7,11 +7,12 @@
 -- Games whose token gave no rows are missing.
 -- Columns: position_id, accepted, ep_legal (Boolean), kind_from (UInt64, NULL when
 --   none).
+-- (`role` codes: 0 move, 1 rival, 2 transit, 3 ep_probe)
 SELECT position_id,
-       SUM(CASE WHEN role = 'move' AND NOT attacked THEN 1 ELSE 0 END) = 1
-         AND NOT bool_or(role = 'transit' AND attacked) AS accepted,
-       bool_or(role = 'ep_probe' AND NOT attacked) AS ep_legal,
-       bit_or(CASE WHEN role IN ('move', 'rival') AND NOT attacked
+       SUM(CASE WHEN role = 0 /* move */ AND NOT attacked THEN 1 ELSE 0 END) = 1
+         AND NOT bool_or(role = 2 /* transit */ AND attacked) AS accepted,
+       bool_or(role = 3 /* ep_probe */ AND NOT attacked) AS ep_legal,
+       bit_or(CASE WHEN role <= 1 /* move, rival */ AND NOT attacked
                    THEN CAST(1 AS BIGINT UNSIGNED) << CAST(from_sq AS BIGINT UNSIGNED) END) AS kind_from
 FROM replay_moves
 GROUP BY position_id

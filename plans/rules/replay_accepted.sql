@@ -3,4 +3,4 @@
 -- afterwards (FIDE art. 3.9). A FROM clause: `replay_next` and `replay_plies` read it.
 replay_verdicts v
 JOIN replay_moves m ON m.position_id = v.position_id
-WHERE v.accepted AND m.role = 'move' AND NOT m.attacked
+WHERE v.accepted AND m.role = 0 /* move */ AND NOT m.attacked

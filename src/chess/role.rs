@@ -44,6 +44,13 @@ impl Role {
         }
     }
 
+    /// The role's code in the stages (rule `role_code` of plans/rules/, the order of
+    /// python-chess's piece types less one): pawn 0, knight 1, bishop 2, rook 3, queen 4,
+    /// king 5.
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+
     /// Parses an upper-case role letter (`P`, `N`, `B`, `R`, `Q`, `K`); `None` for anything
     /// else, including lower case.
     pub const fn from_char(c: char) -> Option<Role> {

@@ -11,6 +11,10 @@
 pub const FRAGMENTS: &[(&str, &str)] = &[
     ("role_code", include_str!("../../plans/rules/role_code.sql")),
     (
+        "role_letter",
+        include_str!("../../plans/rules/role_letter.sql"),
+    ),
+    (
         "line_pieces",
         include_str!("../../plans/rules/line_pieces.sql"),
     ),

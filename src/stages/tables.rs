@@ -30,8 +30,8 @@
 //! pawns, knights, bishops, rooks, queens, kings: UInt64`.
 //!
 //! `replay_tokens` — one row per game of `replay_states` that has a token to replay (stage
-//! `replay_moves` reads it, no join): the columns of `replay_states`, then those of `tokens`
-//! but `position_id` ([`replay_tokens_batch`]).
+//! `replay_moves` reads it, no join): the columns of `replay_states`, then the token with its
+//! pieces as integer codes ([`replay_tokens_schema`], [`replay_tokens_batch`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -249,17 +249,29 @@ pub fn replay_states_schema() -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-/// Schema of `replay_tokens`: the columns of `replay_states`, then `kind, piece, from_file,
-/// from_rank, to_sq, promotion, castle_long` of `tokens`.
+/// Schema of `replay_tokens`: the columns of `replay_states`, then the token, coded:
+/// `piece_code: Int32` (the piece it names, rule `role_code`: P 0, N 1, B 2, R 3, Q 4, K 5;
+/// NULL for a token giving its origin square and for castling), `from_file, from_rank,
+/// to_sq: Int32` (as in `tokens`), `promotion_code: Int32` (the promotion piece's code, or
+/// NULL), `castle_long: Boolean` (NULL unless castling). A pawn's SAN is the token with
+/// piece code 0; a token giving its origin square has both `from_file` and `from_rank` and no
+/// piece code.
 pub fn replay_tokens_schema() -> SchemaRef {
-    let states = replay_states_schema();
-    let tokens = tokens_schema();
-    let fields: Vec<Field> = states
+    let mut fields: Vec<Field> = replay_states_schema()
         .fields()
         .iter()
-        .chain(tokens.fields().iter().skip(1))
         .map(|f| f.as_ref().clone())
         .collect();
+    for (name, data_type) in [
+        ("piece_code", DataType::Int32),
+        ("from_file", DataType::Int32),
+        ("from_rank", DataType::Int32),
+        ("to_sq", DataType::Int32),
+        ("promotion_code", DataType::Int32),
+        ("castle_long", DataType::Boolean),
+    ] {
+        fields.push(Field::new(name, data_type, true));
+    }
     Arc::new(Schema::new(fields))
 }
 
@@ -301,8 +313,60 @@ pub fn replay_tokens_batch(
             .map(|c| take(c, &state_rows, None))
             .collect::<std::result::Result<Vec<_>, _>>()?
     };
-    columns.extend(tokens_to_batch(tokens)?.columns().iter().skip(1).cloned());
+    columns.extend(replay_token_columns(tokens));
     Ok(RecordBatch::try_new(replay_tokens_schema(), columns)?)
+}
+
+/// The token columns of `replay_tokens` (see [`replay_tokens_schema`]); a null move's are
+/// all NULL (replay gives it no rows).
+fn replay_token_columns(tokens: &[(u64, &SanToken)]) -> Vec<ArrayRef> {
+    let mut piece = Int32Builder::with_capacity(tokens.len());
+    let mut ff = Int32Builder::with_capacity(tokens.len());
+    let mut fr = Int32Builder::with_capacity(tokens.len());
+    let mut to = Int32Builder::with_capacity(tokens.len());
+    let mut promo = Int32Builder::with_capacity(tokens.len());
+    let mut long = BooleanBuilder::with_capacity(tokens.len());
+    for (_, t) in tokens {
+        let (p, f, r, sq, pr, l) = match **t {
+            SanToken::Normal {
+                role,
+                from_file,
+                from_rank,
+                to,
+                promotion,
+                ..
+            } => (Some(role), from_file, from_rank, Some(to), promotion, None),
+            SanToken::FromTo {
+                from,
+                to,
+                promotion,
+                ..
+            } => (
+                None,
+                Some(from % 8),
+                Some(from / 8),
+                Some(to),
+                promotion,
+                None,
+            ),
+            SanToken::Castle { long } => (None, None, None, None, None, Some(long)),
+            SanToken::Null => (None, None, None, None, None, None),
+        };
+        piece.append_option(p.map(Role::code));
+        ff.append_option(f.map(i32::from));
+        fr.append_option(r.map(i32::from));
+        to.append_option(sq.map(i32::from));
+        promo.append_option(pr.map(Role::code));
+        long.append_option(l);
+    }
+    vec![
+        Arc::new(piece.finish()),
+        Arc::new(ff.finish()),
+        Arc::new(fr.finish()),
+        Arc::new(to.finish()),
+        Arc::new(promo.finish()),
+        Arc::new(long.finish()),
+    ]
 }
 
 /// Schema of `subfen_patterns`: `position_id: UInt64` (the position of `replay_states` the

@@ -537,6 +537,11 @@ fn piece_letter(v: &Value) -> char {
         .unwrap_or_else(|| panic!("piece code {code}"))
 }
 
+/// The letter of a nullable piece code, as a string (`None` for NULL).
+fn letter_of(v: &Value) -> Option<String> {
+    (*v != Value::Null).then(|| piece_letter(v).to_string())
+}
+
 /// The name of a `replay_moves` role code (0 move, 1 rival, 2 transit, 3 ep_probe).
 fn replay_role(v: &Value) -> &'static str {
     match v.int() {
@@ -1219,7 +1224,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                         (
                             sq(&r["from_sq"]) as u32,
                             sq(&r["to_sq"]) as u32,
-                            r["captured"].text().map(str::to_string),
+                            letter_of(&r["captured_code"]),
                             r["is_en_passant"].bool(),
                             r["cap_sq"].int().map(|c| c as u32),
                         )
@@ -1287,13 +1292,13 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                     assert_eq!(r["is_castling"].bool(), m.is_castle(), "{ctx}");
                     assert_eq!(r["is_capture"].bool(), m.is_capture(), "{ctx}");
                     assert_eq!(
-                        r["captured"].text().map(str::to_string),
+                        letter_of(&r["captured_code"]),
                         m.capture().map(role_letter),
                         "{ctx}"
                     );
                     assert_eq!(
-                        r["piece"].text(),
-                        Some(role_letter(m.role()).as_str()),
+                        letter_of(&r["piece_code"]),
+                        Some(role_letter(m.role())),
                         "{ctx}"
                     );
                 }
@@ -1808,7 +1813,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                             let r = &rows[0];
                             assert!(r["is_null"].bool(), "{ctx}");
                             assert_eq!(r["move_code"].int(), Some(-1), "{ctx}");
-                            assert_eq!(r["color"].text(), Some(color_letter(us)), "{ctx}");
+                            assert_eq!(r["piece_code"], Value::Null, "{ctx}");
                             assert_eq!(r["child_id"].u64(), i as u64, "{ctx}");
                             continue;
                         }

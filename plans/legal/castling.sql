@@ -8,8 +8,8 @@
 -- (one AND each against `castling_rules`' masks; `threats.attacked` sees through the king).
 -- Written once: `castling_rules` is the rule; this stage and `replay_moves` (which tests the
 -- king's squares on the board after castling instead) both read it.
--- Columns: position_id, color, from_sq, to_sq, rook_from, rook_to.
-SELECT pos.position_id, c.color, c.king_from AS from_sq, c.king_to AS to_sq, c.rook_from, c.rook_to
+-- Columns: position_id, from_sq, to_sq, rook_from, rook_to.
+SELECT pos.position_id, c.king_from AS from_sq, c.king_to AS to_sq, c.rook_from, c.rook_to
 FROM positions pos
 JOIN boards b ON b.position_id = pos.position_id
 JOIN castling_rules c ON c.color = pos.side_to_move AND c.king_from = b.king_sq

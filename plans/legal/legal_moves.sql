@@ -14,17 +14,20 @@
 -- per game, without this stage's joins. tests/stages.rs
 -- (`en_passant_legality_agrees_between_full_stages_and_replay`) checks on 1,500 positions
 -- after a double step that both paths and shakmaty agree.
+-- Pieces are codes (rule `role_code`: P 0, N 1, B 2, R 3, Q 4, K 5); `san` writes their
+-- letters. Every move is the side to move's.
 -- Columns: position_id, move_code (from_sq + 64 * to_sq + 4096 * promotion_index, unique per
 --          position; for castling the rook's square stands for to_sq, king takes own rook as
 --          in Chess960 UCI, since a Chess960 king may castle onto a square it can also step
---          to), color, piece, from_sq, to_sq, promotion, captured, is_capture,
---          is_en_passant, is_castling, cap_sq, rook_from, rook_to.
+--          to), piece_code, from_sq, to_sq, promotion_code (NULL unless promoting),
+--          captured_code (NULL unless capturing), is_capture, is_en_passant, is_castling,
+--          cap_sq, rook_from, rook_to.
 WITH plain AS (
-  SELECT m.position_id, m.color, m.piece, m.from_sq, m.to_sq, m.captured, m.cap_sq
+  SELECT m.position_id, m.piece_code, m.from_sq, m.to_sq, m.captured_code, m.cap_sq
   FROM threats t
   JOIN pseudo_moves m ON m.position_id = t.position_id
   WHERE NOT m.is_en_passant
-    AND CASE WHEN m.piece = 'K'
+    AND CASE WHEN m.piece_code = 5 /* K */
              THEN t.attacked & m.to_bit = 0
              ELSE t.n_checkers <= 1
               AND (t.n_checkers = 0
@@ -35,7 +38,7 @@ WITH plain AS (
         END
 ),
 en_passant AS (
-  SELECT m.position_id, m.color, m.from_sq, m.to_sq, m.cap_sq, m.from_bit, m.to_bit, t.king_sq
+  SELECT m.position_id, m.from_sq, m.to_sq, m.cap_sq, m.from_bit, m.to_bit, t.king_sq
   FROM threats t
   JOIN pseudo_moves m ON m.position_id = t.position_id
   WHERE m.is_en_passant
@@ -45,31 +48,31 @@ en_passant_exposed AS (
   SELECT DISTINCT e.position_id, e.from_sq
   FROM en_passant e
   JOIN boards b ON b.position_id = e.position_id
-  JOIN pieces x ON x.position_id = e.position_id AND x.color <> e.color AND x.square <> e.cap_sq
-  JOIN piece_rays r ON r.color = x.color AND r.piece = x.piece AND r.from_sq = x.square AND r.to_sq = e.king_sq
+  JOIN placed x ON x.position_id = e.position_id AND NOT x.own AND x.square <> e.cap_sq
+  JOIN piece_rays r ON r.piece_key = x.piece_key AND r.to_sq = e.king_sq
   WHERE r.attacks
     AND (b.occupied - e.from_bit - (CAST(1 AS BIGINT UNSIGNED) << CAST(e.cap_sq AS BIGINT UNSIGNED)) + e.to_bit)
         & r.between_mask = 0
 ),
 moves AS (
-  SELECT position_id, color, piece, from_sq, to_sq, captured, cap_sq,
+  SELECT position_id, piece_code, from_sq, to_sq, captured_code, cap_sq,
          false AS is_en_passant, false AS is_castling,
          CAST(NULL AS INT) AS rook_from, CAST(NULL AS INT) AS rook_to
   FROM plain
   UNION ALL
-  SELECT e.position_id, e.color, 'P', e.from_sq, e.to_sq, 'P', e.cap_sq, true, false,
+  SELECT e.position_id, 0 /* P */, e.from_sq, e.to_sq, 0 /* P */, e.cap_sq, true, false,
          CAST(NULL AS INT), CAST(NULL AS INT)
   FROM en_passant e
   LEFT ANTI JOIN en_passant_exposed x ON x.position_id = e.position_id AND x.from_sq = e.from_sq
   UNION ALL
-  SELECT position_id, color, 'K', from_sq, to_sq, CAST(NULL AS VARCHAR), CAST(NULL AS INT), false, true,
+  SELECT position_id, 5 /* K */, from_sq, to_sq, CAST(NULL AS INT), CAST(NULL AS INT), false, true,
          rook_from, rook_to
   FROM castling
 )
 SELECT m.position_id,
        CAST(m.from_sq + 64 * COALESCE(m.rook_from, m.to_sq) + 4096 * pr.promotion_index AS INT) AS move_code,
-       m.color, m.piece, m.from_sq, m.to_sq, pr.promotion, m.captured,
-       m.captured IS NOT NULL AS is_capture, m.is_en_passant, m.is_castling,
+       m.piece_code, m.from_sq, m.to_sq, pr.promotion_code, m.captured_code,
+       m.captured_code IS NOT NULL AS is_capture, m.is_en_passant, m.is_castling,
        m.cap_sq, m.rook_from, m.rook_to
 FROM moves m
-JOIN promotions pr ON pr.promotes = (m.piece = 'P' AND (m.to_sq >= 56 OR m.to_sq < 8))
+JOIN promotions pr ON pr.promotes = (m.piece_code = 0 AND (m.to_sq >= 56 OR m.to_sq < 8))

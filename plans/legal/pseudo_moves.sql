@@ -6,21 +6,23 @@
 --   the target holds no own piece;
 --   a pawn capture (`capture_bit`) lands on an enemy piece or on the empty en passant
 --   square (art. 3.7.4).
--- Castling: `castling`.
--- Columns: position_id, color, piece, from_sq, to_sq, captured (piece letter or NULL),
---          is_en_passant, cap_sq (square of the captured piece, NULL for quiet moves),
---          from_bit, to_bit (UInt64: 1 << from_sq, 1 << to_sq).
-SELECT p.position_id, p.color, p.piece, p.square AS from_sq, r.to_sq,
-       CASE WHEN b.enemy & r.to_bit = 0 THEN CASE WHEN r.capture_bit <> 0 THEN 'P' END
-            WHEN b.pawns & r.to_bit <> 0 THEN 'P'
-            WHEN b.knights & r.to_bit <> 0 THEN 'N'
-            WHEN b.bishops & r.to_bit <> 0 THEN 'B'
-            WHEN b.rooks & r.to_bit <> 0 THEN 'R'
-            WHEN b.queens & r.to_bit <> 0 THEN 'Q'
-            ELSE 'K' END AS captured,
+-- Castling: `castling`. Pieces are codes (rule `role_code`: P 0, N 1, B 2, R 3, Q 4, K 5);
+-- every move is the side to move's.
+-- Columns: position_id, piece_code, from_sq, to_sq, captured_code (Int32: the captured
+--          piece's code, NULL for a quiet move), is_en_passant, cap_sq (square of the
+--          captured piece, NULL for quiet moves; en passant: beside the capturing pawn's
+--          start, on the target's file), from_bit, to_bit (UInt64: 1 << from_sq, 1 << to_sq).
+SELECT p.position_id, p.kind AS piece_code, p.square AS from_sq, r.to_sq,
+       CASE WHEN b.enemy & r.to_bit = 0 THEN CASE WHEN r.capture_bit <> 0 THEN 0 END
+            WHEN b.pawns & r.to_bit <> 0 THEN 0
+            WHEN b.knights & r.to_bit <> 0 THEN 1
+            WHEN b.bishops & r.to_bit <> 0 THEN 2
+            WHEN b.rooks & r.to_bit <> 0 THEN 3
+            WHEN b.queens & r.to_bit <> 0 THEN 4
+            ELSE 5 END AS captured_code,
        r.capture_bit <> 0 AND b.enemy & r.to_bit = 0 AS is_en_passant,
        CASE WHEN b.enemy & r.to_bit <> 0 THEN r.to_sq
-            WHEN r.capture_bit <> 0 THEN CASE WHEN p.color = 'w' THEN r.to_sq - 8 ELSE r.to_sq + 8 END
+            WHEN r.capture_bit <> 0 THEN p.square - p.square % 8 + r.to_sq % 8
        END AS cap_sq,
        p.bit AS from_bit, r.to_bit
 FROM boards b

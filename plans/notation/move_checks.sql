@@ -2,11 +2,12 @@
 -- directly, by the piece that stands on its target afterwards (the new piece for a promotion,
 -- the rook for castling), or by opening a line from another queen, rook or bishop (the
 -- captured pawn's square counts for en passant). Lines are recounted with the squares the
--- move empties and fills. Columns: position_id, move_code.
+-- move empties and fills. Pieces are codes (rule `role_code`: P 0, N 1, B 2, R 3, Q 4).
+-- Columns: position_id, move_code.
 WITH mv AS (
-  SELECT l.position_id, l.move_code, l.color, l.from_sq, l.to_sq, l.cap_sq, l.rook_from,
-         k.enemy_king_sq AS ksq,
-         CASE WHEN l.is_castling THEN 'R' ELSE COALESCE(l.promotion, l.piece) END AS chk_piece,
+  SELECT l.position_id, l.move_code, l.from_sq, l.to_sq, l.cap_sq, l.rook_from,
+         k.enemy_king_sq AS ksq, k.color_key,
+         CASE WHEN l.is_castling THEN 3 /* R */ ELSE COALESCE(l.promotion_code, l.piece_code) END AS chk_code,
          CASE WHEN l.is_castling THEN l.rook_to ELSE l.to_sq END AS chk_sq
   FROM legal_moves l
   JOIN boards k ON k.position_id = l.position_id
@@ -14,15 +15,15 @@ WITH mv AS (
 jumps AS (
   SELECT mv.position_id, mv.move_code
   FROM mv
-  JOIN piece_rays r ON r.color = mv.color AND r.piece = mv.chk_piece AND r.from_sq = mv.chk_sq AND r.to_sq = mv.ksq
-  WHERE mv.chk_piece IN ('N', 'P') AND r.attacks
+  JOIN piece_rays r ON r.piece_key = mv.chk_sq * 16 + mv.color_key + mv.chk_code AND r.to_sq = mv.ksq
+  WHERE mv.chk_code <= 1 /* P, N */ AND r.attacks
 ),
 candidate_lines AS (
   -- the moved queen, rook or bishop
   SELECT mv.position_id, mv.move_code, mv.from_sq, mv.to_sq, mv.cap_sq, mv.rook_from, mv.ksq, mv.chk_sq AS line_sq
   FROM mv
   JOIN aligned a ON a.a = mv.chk_sq AND a.b = mv.ksq
-  WHERE mv.chk_piece = 'Q' OR (mv.chk_piece = 'R' AND a.kind = 'orthogonal') OR (mv.chk_piece = 'B' AND a.kind = 'diagonal')
+  WHERE mv.chk_code = 4 OR (mv.chk_code = 3 AND a.kind = 'orthogonal') OR (mv.chk_code = 2 AND a.kind = 'diagonal')
   UNION ALL
   -- another of our sliders whose line to the enemy king the move leaves
   SELECT mv.position_id, mv.move_code, mv.from_sq, mv.to_sq, mv.cap_sq, mv.rook_from, mv.ksq, kl.slider_sq

@@ -7,14 +7,20 @@
 -- This is the first of the two SAN writers: `replay_plies` names the one move replay
 -- accepted, from its rivals alone, for speed; tests/batch.rs
 -- (`replay_plies_equal_full_stage_plies`) checks that both give the same ply rows.
--- Columns: the columns of legal_moves, then from_name, to_name, uci, san, is_check, is_mate.
+-- The edge of the legal-move path: pieces, kept as codes in the stages before (rule
+-- `role_code`), are written as letters here (rule `role_letter`), the colour as the side to
+-- move's.
+-- Columns: position_id, move_code, color (Utf8: 'w', 'b'), piece (Utf8: the uppercase
+--   letter), from_sq, to_sq, promotion, captured (Utf8, nullable: letters), is_capture,
+--   is_en_passant, is_castling, cap_sq, rook_from, rook_to (as in legal_moves), then
+--   from_name, to_name, uci, san, is_check, is_mate.
 WITH rivals AS (
   SELECT l.position_id, l.move_code,
          SUM(CASE WHEN o.from_sq % 8 = l.from_sq % 8 THEN 1 ELSE 0 END) AS same_file,
          SUM(CASE WHEN o.from_sq / 8 = l.from_sq / 8 THEN 1 ELSE 0 END) AS same_rank
   FROM legal_moves l
-  JOIN legal_moves o ON o.position_id = l.position_id AND o.to_sq = l.to_sq AND o.piece = l.piece
-  WHERE l.piece IN ('N', 'B', 'R', 'Q') AND o.piece IN ('N', 'B', 'R', 'Q') AND o.from_sq <> l.from_sq
+  JOIN legal_moves o ON o.position_id = l.position_id AND o.to_sq = l.to_sq AND o.piece_code = l.piece_code
+  WHERE l.piece_code BETWEEN 1 AND 4 AND o.piece_code BETWEEN 1 AND 4 /* N, B, R, Q */ AND o.from_sq <> l.from_sq
   GROUP BY l.position_id, l.move_code
 ),
 notes AS (
@@ -32,24 +38,21 @@ notes AS (
 -- small tables first (DataFusion builds its hash tables from the left input)
 SELECT l.position_id, l.move_code, l.color, l.piece, l.from_sq, l.to_sq, l.promotion, l.captured,
        l.is_capture, l.is_en_passant, l.is_castling, l.cap_sq, l.rook_from, l.rook_to,
-       l.from_name, t.name AS to_name,
+       {{square_name(l.from_sq)}} AS from_name, {{square_name(l.to_sq)}} AS to_name,
        {{uci(l.from_sq, l.to_sq, l.is_castling, l.chess960, l.rook_from, l.promotion)}} AS uci,
        -- a rival: a row of `rivals` (same_file, same_rank: the rivals on the file and rank)
        {{san(l.is_castling, l.to_sq, l.piece, l.is_capture, l.from_sq, l.promotion, l.same_file IS NOT NULL, l.same_file > 0, l.same_rank > 0)}}
        || CASE WHEN l.is_mate THEN '#' WHEN l.is_check THEN '+' ELSE '' END AS san,
        COALESCE(l.is_check, false) AS is_check,
        COALESCE(l.is_mate, false) AS is_mate
-FROM squares t
-JOIN (
-  SELECT l.*, f.name AS from_name
-  FROM squares f
+FROM (
+  SELECT l.*, pos.chess960, pos.side_to_move AS color,
+         {{role_letter(l.piece_code)}} AS piece, {{role_letter(l.promotion_code)}} AS promotion,
+         {{role_letter(l.captured_code)}} AS captured
+  FROM positions pos
   JOIN (
-    SELECT l.*, pos.chess960
-    FROM positions pos
-    JOIN (
-      SELECT l.*, n.same_file, n.same_rank, n.is_check, n.is_mate
-      FROM notes n
-      RIGHT JOIN legal_moves l ON n.position_id = l.position_id AND n.move_code = l.move_code
-    ) l ON pos.position_id = l.position_id
-  ) l ON f.square = l.from_sq
-) l ON t.square = l.to_sq
+    SELECT l.*, n.same_file, n.same_rank, n.is_check, n.is_mate
+    FROM notes n
+    RIGHT JOIN legal_moves l ON n.position_id = l.position_id AND n.move_code = l.move_code
+  ) l ON pos.position_id = l.position_id
+) l

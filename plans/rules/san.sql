@@ -11,13 +11,13 @@ CASE
   WHEN $1 THEN CASE WHEN $2 % 8 = 6 THEN 'O-O' ELSE 'O-O-O' END
   WHEN $3 = 'P' THEN
     CASE WHEN $4 THEN chr(97 + $5 % 8) || 'x' ELSE '' END
-    || chr(97 + $2 % 8) || chr(49 + $2 / 8)
+    || {{square_name($2)}}
     || COALESCE('=' || $6, '')
   ELSE $3
     || CASE WHEN NOT ($7) THEN ''
             WHEN NOT ($8) THEN chr(97 + $5 % 8)
             WHEN NOT ($9) THEN chr(49 + $5 / 8)
-            ELSE chr(97 + $5 % 8) || chr(49 + $5 / 8) END
+            ELSE {{square_name($5)}} END
     || CASE WHEN $4 THEN 'x' ELSE '' END
-    || chr(97 + $2 % 8) || chr(49 + $2 / 8)
+    || {{square_name($2)}}
 END

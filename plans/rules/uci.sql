@@ -4,7 +4,6 @@
 -- $1: from square, $2: to square (Int32, a1 = 0), $3: whether it is a castling, $4: whether
 -- the game is Chess960, $5: the castling rook's square, $6: the promotion piece (uppercase
 -- letter, or NULL).
-chr(97 + $1 % 8) || chr(49 + $1 / 8)
-  || CASE WHEN $3 AND $4 THEN chr(97 + $5 % 8) || chr(49 + $5 / 8)
-          ELSE chr(97 + $2 % 8) || chr(49 + $2 / 8) END
+{{square_name($1)}}
+  || CASE WHEN $3 AND $4 THEN {{square_name($5)}} ELSE {{square_name($2)}} END
   || COALESCE(lower($6), '')

@@ -5,7 +5,7 @@
 SELECT CAST(r.column1 * 8 + f.column1 AS INT) AS square,
        CAST(f.column1 AS INT)                 AS file,
        CAST(r.column1 AS INT)                 AS rank,
-       chr(97 + f.column1) || chr(49 + r.column1) AS name,
+       {{square_name(r.column1 * 8 + f.column1)}} AS name,
        chr(97 + f.column1)                    AS file_name,
        chr(49 + r.column1)                    AS rank_name
 FROM (VALUES (0), (1), (2), (3), (4), (5), (6), (7)) AS f

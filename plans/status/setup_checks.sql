@@ -9,9 +9,9 @@
 -- Columns: position_id, kind ('kings_adjacent' | 'opposite_check' | 'too_many_checkers' |
 --          'impossible_check'), message.
 WITH opposite AS (
-  SELECT position_id, MIN(CASE WHEN piece = 'K' THEN 1 ELSE 2 END) AS by_king
+  SELECT position_id, MIN(CASE WHEN piece_code = 5 THEN 1 ELSE 2 END) AS by_king
   FROM pseudo_moves
-  WHERE captured = 'K'
+  WHERE captured_code = 5 /* K */
   GROUP BY position_id
 ),
 -- set-ups in check with an en passant square (valid: checked by the FEN reader), with the

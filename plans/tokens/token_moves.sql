@@ -7,11 +7,10 @@ FROM token_matches m
 JOIN token_verdicts v ON v.position_id = m.position_id
 WHERE v.n_matches = 1
 UNION ALL
-SELECT t.position_id, CAST(-1 AS INT) AS move_code, pos.side_to_move AS color, CAST(NULL AS VARCHAR) AS piece,
-       CAST(-1 AS INT) AS from_sq, CAST(-1 AS INT) AS to_sq, CAST(NULL AS VARCHAR) AS promotion,
-       CAST(NULL AS VARCHAR) AS captured, false AS is_capture, false AS is_en_passant, false AS is_castling,
+SELECT t.position_id, CAST(-1 AS INT) AS move_code, CAST(NULL AS INT) AS piece_code,
+       CAST(-1 AS INT) AS from_sq, CAST(-1 AS INT) AS to_sq, CAST(NULL AS INT) AS promotion_code,
+       CAST(NULL AS INT) AS captured_code, false AS is_capture, false AS is_en_passant, false AS is_castling,
        CAST(NULL AS INT) AS cap_sq, CAST(NULL AS INT) AS rook_from, CAST(NULL AS INT) AS rook_to,
        t.position_id AS child_id, true AS is_null
 FROM tokens t
-JOIN positions pos ON pos.position_id = t.position_id
 WHERE t.kind = 'null'

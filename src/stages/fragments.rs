@@ -22,6 +22,10 @@ pub const FRAGMENTS: &[(&str, &str)] = &[
         "line_attack",
         include_str!("../../plans/rules/line_attack.sql"),
     ),
+    (
+        "square_name",
+        include_str!("../../plans/rules/square_name.sql"),
+    ),
     ("uci", include_str!("../../plans/rules/uci.sql")),
     ("san", include_str!("../../plans/rules/san.sql")),
     (

@@ -223,7 +223,7 @@ mod tests {
         };
         assert!(matches!(
             p.check(&alone),
-            Err(Error::Session(SessionError::StageOrder { stage, .. })) if stage == "move_checks"
+            Err(Error::Session(SessionError::StageOrder { stage, .. })) if stage == "king_lines"
         ));
         assert_eq!(
             p.reads(Stage::NextPositions).expect("reads"),

@@ -11,8 +11,9 @@
 //! `position_id: UInt64, square: Int32 (0..63, a1 = 0, square = rank * 8 + file),
 //! color: Utf8 ('w' | 'b'), piece: Utf8 ('K' | 'Q' | 'R' | 'B' | 'N' | 'P')`.
 //!
-//! `chosen_moves` — moves to apply (the columns of the `legal_moves` stage, then
-//! `child_id: UInt64` (id of the resulting position) and `is_null: Boolean`).
+//! `chosen_moves` — moves to apply (the columns of the `legal_moves` stage, its pieces as
+//! integer codes, then `child_id: UInt64` (id of the resulting position) and `is_null:
+//! Boolean`).
 //!
 //! `tokens` — one move token per position, lexed (see [`crate::chess::san`]):
 //! `position_id: UInt64, kind: Utf8 ('piece' | 'pawn' | 'square' | 'castle' | 'null'),
@@ -84,18 +85,19 @@ pub fn pieces_schema() -> SchemaRef {
     ])
 }
 
-/// Schema of `chosen_moves`.
+/// Schema of `chosen_moves`: the columns of stage `legal_moves` (pieces as codes of rule
+/// `role_code`: `piece_code`, `promotion_code`, `captured_code: Int32`), then `child_id` and
+/// `is_null`.
 pub fn chosen_moves_schema() -> SchemaRef {
     use DataType::*;
     schema(&[
         ("position_id", UInt64),
         ("move_code", Int32),
-        ("color", Utf8),
-        ("piece", Utf8),
+        ("piece_code", Int32),
         ("from_sq", Int32),
         ("to_sq", Int32),
-        ("promotion", Utf8),
-        ("captured", Utf8),
+        ("promotion_code", Int32),
+        ("captured_code", Int32),
         ("is_capture", Boolean),
         ("is_en_passant", Boolean),
         ("is_castling", Boolean),

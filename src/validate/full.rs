@@ -22,7 +22,6 @@ use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::engine::tokens::{Resolution, resolve};
 use crate::error::{Error, Result};
-use crate::session::read;
 use crate::stages::rows::{AfterMove, PositionStatus, after_moves, read_status, token_verdicts};
 use crate::stages::tables::{self, column};
 use crate::stages::{APPLY, InputTable, LEGAL, Stage, Table};
@@ -365,22 +364,20 @@ fn refusal(token: &SanToken, n: i64, has_piece: bool) -> (ErrorKind, String, boo
 /// as it was.
 async fn chosen_notation(engine: &Engine, moves: &[RecordBatch]) -> Result<HashMap<u64, PlyRow>> {
     let p = engine.pipeline();
-    // a piece letter as a byte (0 for none)
-    let letter = |piece: &str| piece.bytes().next().unwrap_or(0);
     let mut chosen: HashMap<u64, i32> = HashMap::new();
     // the chosen move's piece and target square: the legal moves `san` needs to
     // disambiguate it (the others of that piece to that square)
-    let mut targets: HashSet<(u64, u8, i32)> = HashSet::new();
+    let mut targets: HashSet<(u64, i32, i32)> = HashSet::new();
     for b in moves {
         let id: &UInt64Array = column(b, "position_id")?;
         let code: &Int32Array = column(b, "move_code")?;
         let null: &BooleanArray = column(b, "is_null")?;
-        let piece = read::strings(b, "piece")?;
+        let piece: &Int32Array = column(b, "piece_code")?;
         let to: &Int32Array = column(b, "to_sq")?;
         for i in 0..b.num_rows() {
             if !null.value(i) {
                 chosen.insert(id.value(i), code.value(i));
-                targets.insert((id.value(i), letter(piece.value(i)), to.value(i)));
+                targets.insert((id.value(i), piece.value(i), to.value(i)));
             }
         }
     }
@@ -392,10 +389,10 @@ async fn chosen_notation(engine: &Engine, moves: &[RecordBatch]) -> Result<HashM
     let mut rivals = Vec::with_capacity(all.len());
     for b in &all {
         let id: &UInt64Array = column(b, "position_id")?;
-        let piece = read::strings(b, "piece")?;
+        let piece: &Int32Array = column(b, "piece_code")?;
         let to: &Int32Array = column(b, "to_sq")?;
         let keep: BooleanArray = (0..b.num_rows())
-            .map(|i| Some(targets.contains(&(id.value(i), letter(piece.value(i)), to.value(i)))))
+            .map(|i| Some(targets.contains(&(id.value(i), piece.value(i), to.value(i)))))
             .collect();
         rivals.push(datafusion::arrow::compute::filter_record_batch(b, &keep)?);
     }

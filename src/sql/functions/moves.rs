@@ -15,7 +15,6 @@ use crate::chess::san::{SanToken, parse_san};
 use crate::chess::setup::Setup;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::stages::tables::chosen_moves_schema;
 use crate::validate::fen_of;
 
 /// The fields of a legal move: the columns of [`Engine::legal_moves`] without
@@ -28,24 +27,31 @@ use crate::validate::fen_of;
 /// `is_mate: Boolean`.
 #[must_use]
 pub(crate) fn legal_move_fields() -> Fields {
-    use DataType::{Boolean, Utf8};
-    // the move columns of `chosen_moves` (the same columns as `legal_moves`), then notation
-    let moves = chosen_moves_schema();
-    let notation = [
+    use DataType::{Boolean, Int32, Utf8};
+    [
+        ("move_code", Int32),
+        ("color", Utf8),
+        ("piece", Utf8),
+        ("from_sq", Int32),
+        ("to_sq", Int32),
+        ("promotion", Utf8),
+        ("captured", Utf8),
+        ("is_capture", Boolean),
+        ("is_en_passant", Boolean),
+        ("is_castling", Boolean),
+        ("cap_sq", Int32),
+        ("rook_from", Int32),
+        ("rook_to", Int32),
         ("from_name", Utf8),
         ("to_name", Utf8),
         ("uci", Utf8),
         ("san", Utf8),
         ("is_check", Boolean),
         ("is_mate", Boolean),
-    ];
-    moves
-        .fields()
-        .iter()
-        .filter(|f| !matches!(f.name().as_str(), "position_id" | "child_id" | "is_null"))
-        .map(|f| Field::new(f.name(), f.data_type().clone(), true))
-        .chain(notation.into_iter().map(|(n, t)| Field::new(n, t, true)))
-        .collect()
+    ]
+    .into_iter()
+    .map(|(n, t)| Field::new(n, t, true))
+    .collect()
 }
 
 /// The type of `legal_moves_list(fen)`: List<Struct<[`legal_move_fields`]>>.

@@ -8,6 +8,12 @@ use std::time::{Duration, Instant};
 use datafusion::arrow::array::RecordBatch;
 use sqlchess::io::input::{ByteCounter, expand, is_pgn_name};
 
+/// The allocator of the command line and the Python module (mimalloc, `no_thp`), so that the
+/// benches time the library as they ship it (BENCHMARKS.md: the system allocator's figures
+/// beside these).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The positions of tests/data/oracle_positions.csv with python-chess's number of legal
 /// moves (`legal_move_count`).
 pub fn fens() -> Vec<(String, usize)> {

@@ -48,6 +48,10 @@ use slot::SlotTable;
 /// Result with [`SessionError`].
 pub type Result<T, E = SessionError> = std::result::Result<T, E>;
 
+/// The most rows a stage's tables may hold together for [`Session::run`] to run it on one
+/// partition in a session of several (32,768: about a thousand positions' pieces).
+pub const SINGLE_PARTITION_ROWS: usize = 32_768;
+
 /// Settings of a session.
 #[derive(Debug, Clone)]
 pub struct PipelineConfig {
@@ -136,6 +140,8 @@ pub struct Session {
     reads: HashMap<&'static str, Vec<String>>,
     /// Physical plans created on a stage's first run, re-executed on later runs.
     physical: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
+    /// The same for runs on few rows, planned for one partition (when `partitions` > 1).
+    physical_single: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
     partitions: usize,
     /// [`PipelineConfig::static_lookups`].
     static_lookups: bool,
@@ -244,6 +250,7 @@ impl Session {
             plans: HashMap::new(),
             reads: HashMap::new(),
             physical: Mutex::new(HashMap::new()),
+            physical_single: Mutex::new(HashMap::new()),
             partitions: config.target_partitions.max(1),
             static_lookups: config.static_lookups,
             profile: Mutex::new(HashMap::new()),
@@ -385,11 +392,22 @@ impl Session {
     /// returns it. Its logical plan is optimised and its physical plan created on the first
     /// run (or by [`Session::prepare`]), and re-executed after.
     ///
+    /// A session of several partitions runs a stage whose tables hold at most
+    /// [`SINGLE_PARTITION_ROWS`] rows together on a plan made for one partition (made on the
+    /// first such run): on few rows, moving them between partitions costs more than the
+    /// second core gives (one position's legal moves with notation: 3.0 against 6.4 ms,
+    /// BENCHMARKS.md). The rows are the same.
+    ///
     /// Errors: [`SessionError::UnknownTable`], [`SessionError::Plan`] (the optimiser, on the
     /// first run), [`SessionError::DataFusion`].
     pub async fn run(&self, stage: &str) -> Result<Vec<RecordBatch>> {
         let t0 = Instant::now();
-        let (name, physical) = self.planned(stage).await?;
+        let (name, physical) =
+            if self.partitions > 1 && self.input_rows(stage)? <= SINGLE_PARTITION_ROWS {
+                self.planned_single(stage).await?
+            } else {
+                self.planned(stage).await?
+            };
         let physical = reset_plan_states(physical)?;
         let batches = self.execute(name, physical, t0).await?;
         self.set_table(name, batches.clone()).await?;
@@ -407,6 +425,50 @@ impl Session {
             self.planned(stage).await?;
         }
         Ok(())
+    }
+
+    /// The rows of the tables a stage's SQL names (views and unknown names count none).
+    fn input_rows(&self, stage: &str) -> Result<usize> {
+        let mut rows = 0;
+        for name in self.reads.get(stage).into_iter().flatten() {
+            if let Some(table) = self.tables.get(name.as_str())
+                && !self.is_static(name)
+            {
+                rows += table
+                    .data()
+                    .read()
+                    .map_err(|_| SessionError::Poisoned)?
+                    .iter()
+                    .flatten()
+                    .map(RecordBatch::num_rows)
+                    .sum::<usize>();
+            }
+        }
+        Ok(rows)
+    }
+
+    /// A table stage's physical plan for one partition, made on first use and kept.
+    async fn planned_single(&self, stage: &str) -> Result<(&'static str, Arc<dyn ExecutionPlan>)> {
+        let (name, plan) = self.stage_plan(stage)?;
+        let cached = self
+            .physical_single
+            .lock()
+            .map_err(|_| SessionError::Poisoned)?
+            .get(name)
+            .cloned();
+        Ok(match cached {
+            Some(p) => (name, p),
+            None => {
+                let mut state = self.ctx.state();
+                state.config_mut().options_mut().execution.target_partitions = 1;
+                let p = self.physical_plan_in(plan, &state).await?;
+                self.physical_single
+                    .lock()
+                    .map_err(|_| SessionError::Poisoned)?
+                    .insert(name, p.clone());
+                (name, p)
+            }
+        })
     }
 
     /// A table stage's physical plan, made on first use and kept (not reset).
@@ -491,10 +553,18 @@ impl Session {
     ///
     /// Errors: [`SessionError::DataFusion`].
     pub async fn physical_plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
-        let state = self.ctx.state();
+        self.physical_plan_in(plan, &self.ctx.state()).await
+    }
+
+    /// [`Session::physical_plan`] with `state`'s configuration.
+    async fn physical_plan_in(
+        &self,
+        plan: &LogicalPlan,
+        state: &datafusion::execution::SessionState,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
         let physical = state
             .query_planner()
-            .create_physical_plan(plan, &state)
+            .create_physical_plan(plan, state)
             .await?;
         let physical = projection::lean_projections(physical)?;
         if !self.static_lookups {
@@ -745,6 +815,8 @@ pub fn conform(table: &str, batch: RecordBatch, schema: &SchemaRef) -> Result<Re
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use datafusion::arrow::array::{ArrayRef, Int32Array, Int64Array};
     use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Schema};
 
@@ -809,6 +881,75 @@ mod tests {
                 assert_eq!(table, "doubled");
             }
             other => panic!("not refused: {other:?}"),
+        }
+    }
+
+    /// A session of two partitions runs a stage on few rows on a plan made for one partition
+    /// (all of each table's partitions read as one), and on many rows on its partitioned plan;
+    /// both give the same answers.
+    #[tokio::test]
+    async fn few_rows_run_on_one_partition_many_on_all() {
+        fn partitions(plan: &Arc<dyn ExecutionPlan>) -> usize {
+            plan.children()
+                .iter()
+                .map(|c| partitions(c))
+                .chain([plan.properties().output_partitioning().partition_count()])
+                .max()
+                .unwrap_or(1)
+        }
+        let stage = table(
+            "pairs",
+            "SELECT a.value % 7 AS bucket, COUNT(*) AS n, SUM(b.value) AS total \
+             FROM numbers a JOIN numbers b ON a.id = b.id GROUP BY a.value % 7",
+        );
+        let s = Session::new(spec(vec![stage]), &config())
+            .await
+            .expect("session");
+        s.keep_last_plans(true);
+        for n in [10i32, SINGLE_PARTITION_ROWS as i32 + 1] {
+            let ids: Vec<i32> = (0..n).collect();
+            let values: Vec<i32> = ids.iter().map(|i| i * 3).collect();
+            // two batches: the table's two partitions hold one each
+            let half = (n / 2) as usize;
+            let part = |range: std::ops::Range<usize>| {
+                batch(vec![
+                    (
+                        "id",
+                        Arc::new(Int32Array::from(ids[range.clone()].to_vec())) as ArrayRef,
+                    ),
+                    ("value", Arc::new(Int32Array::from(values[range].to_vec()))),
+                ])
+            };
+            s.set_table("numbers", vec![part(0..half), part(half..n as usize)])
+                .await
+                .expect("set");
+            let out = s.run("pairs").await.expect("run");
+            let mut got: Vec<(i32, i64, i64)> = out
+                .iter()
+                .flat_map(|b| {
+                    let bucket = read::primitive::<Int32Type>(b, "bucket").expect("bucket");
+                    let count = read::primitive::<datafusion::arrow::datatypes::Int64Type>(b, "n")
+                        .expect("n");
+                    let total =
+                        read::primitive::<datafusion::arrow::datatypes::Int64Type>(b, "total")
+                            .expect("total");
+                    (0..b.num_rows())
+                        .map(|i| (bucket.value(i), count.value(i), total.value(i)))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            got.sort();
+            let mut want: BTreeMap<i32, (i64, i64)> = BTreeMap::new();
+            for v in &values {
+                let e = want.entry(v % 7).or_default();
+                e.0 += 1;
+                e.1 += i64::from(*v);
+            }
+            let want: Vec<(i32, i64, i64)> =
+                want.into_iter().map(|(k, (c, t))| (k, c, t)).collect();
+            assert_eq!(got, want, "{n} rows");
+            let plan = s.last_plan("pairs").expect("kept plan");
+            assert_eq!(partitions(&plan) == 1, n == 10, "{n} rows");
         }
     }
 

@@ -88,9 +88,11 @@ impl TableProvider for SlotTable {
         TableType::Base
     }
 
+    /// A plan made for one partition (`target_partitions` 1: [`super::Session::run`]'s plans
+    /// for few rows) reads all of the table's partitions as one.
     async fn scan(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         projection: Option<&Vec<usize>>,
         _filters: &[Expr],
         _limit: Option<usize>,
@@ -100,9 +102,10 @@ impl TableProvider for SlotTable {
             None => self.schema.clone(),
         };
         let partitions = self.data.read().map_err(poisoned)?.len();
+        let merged = state.config().target_partitions() == 1 && partitions > 1;
         let properties = PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
-            Partitioning::UnknownPartitioning(partitions),
+            Partitioning::UnknownPartitioning(if merged { 1 } else { partitions }),
             EmissionType::Incremental,
             Boundedness::Bounded,
         );
@@ -113,6 +116,7 @@ impl TableProvider for SlotTable {
             schema,
             properties: Arc::new(properties),
             is_static: self.is_static,
+            merged,
         }))
     }
 }
@@ -130,6 +134,8 @@ pub struct SlotExec {
     schema: SchemaRef,
     properties: Arc<PlanProperties>,
     is_static: bool,
+    /// One partition holding all of the table's (a plan made for one partition).
+    merged: bool,
 }
 
 impl SlotExec {
@@ -153,6 +159,7 @@ impl SlotExec {
             schema: self.schema.clone(),
             properties: self.properties.clone(),
             is_static: self.is_static,
+            merged: self.merged,
         }
     }
 }
@@ -207,11 +214,11 @@ impl ExecutionPlan for SlotExec {
         // that is then re-executed on similar data
         let data = self.data.read().map_err(poisoned)?;
         let rows: usize = match args.partition() {
-            Some(p) => data
+            Some(p) if !self.merged => data
                 .get(p)
                 .map(|b| b.iter().map(RecordBatch::num_rows).sum())
                 .unwrap_or(0),
-            None => data.iter().flatten().map(RecordBatch::num_rows).sum(),
+            _ => data.iter().flatten().map(RecordBatch::num_rows).sum(),
         };
         Ok(Arc::new(
             Statistics::new_unknown(&self.schema).with_num_rows(Precision::Inexact(rows)),
@@ -224,7 +231,11 @@ impl ExecutionPlan for SlotExec {
         _context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
         let data = self.data.read().map_err(poisoned)?;
-        let batches = data.get(partition).cloned().unwrap_or_default();
+        let batches = if self.merged {
+            data.iter().flatten().cloned().collect()
+        } else {
+            data.get(partition).cloned().unwrap_or_default()
+        };
         let batches = match &self.projection {
             Some(p) => batches
                 .iter()

@@ -56,7 +56,8 @@ pub const SINGLE_PARTITION_ROWS: usize = 32_768;
 #[derive(Debug, Clone)]
 pub struct PipelineConfig {
     /// DataFusion target partitions (threads working on one stage). Default: the number of
-    /// cores.
+    /// cores. A stage run on few rows runs on one partition whatever this is
+    /// ([`SINGLE_PARTITION_ROWS`], [`Session::run`]).
     pub target_partitions: usize,
     /// Arrow batch size in rows. Default 8192.
     pub batch_size: usize,

@@ -31,6 +31,7 @@ use datafusion::physical_plan::execution_plan::reset_plan_states;
 use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
+pub mod chain;
 pub mod error;
 pub mod known_type;
 pub mod lookup;
@@ -550,7 +551,9 @@ impl Session {
     /// Creates the physical plan of an optimised logical plan (no re-optimisation), its
     /// projections without per-expression metrics ([`projection::lean_projections`]), its
     /// hash joins with a static table as index lookups ([`lookup::static_lookups`], unless
-    /// [`PipelineConfig::static_lookups`] is off; the static sides are run and indexed here).
+    /// [`PipelineConfig::static_lookups`] is off; the static sides are run and indexed here),
+    /// and, planned for one partition, its partitions merged in the caller's task
+    /// ([`chain::chain_partitions`]).
     ///
     /// Errors: [`SessionError::DataFusion`].
     pub async fn physical_plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
@@ -567,7 +570,10 @@ impl Session {
             .query_planner()
             .create_physical_plan(plan, state)
             .await?;
-        let physical = projection::lean_projections(physical)?;
+        let mut physical = projection::lean_projections(physical)?;
+        if state.config().target_partitions() == 1 {
+            physical = chain::chain_partitions(physical)?;
+        }
         if !self.static_lookups {
             return Ok(physical);
         }
@@ -952,6 +958,59 @@ mod tests {
             let plan = s.last_plan("pairs").expect("kept plan");
             assert_eq!(partitions(&plan) == 1, n == 10, "{n} rows");
         }
+    }
+
+    /// A plan made for one partition merges a `UNION ALL`'s branches in the caller's task
+    /// (`ChainPartitionsExec`, no `CoalescePartitionsExec`), with every row of each branch.
+    #[tokio::test]
+    async fn one_partition_plans_chain_a_unions_branches() {
+        fn names(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<String>) {
+            out.push(plan.name().to_string());
+            for c in plan.children() {
+                names(c, out);
+            }
+        }
+        let stage = table(
+            "split",
+            "SELECT id FROM numbers WHERE value > 5 UNION ALL SELECT id FROM numbers WHERE value <= 5 \
+             UNION ALL SELECT b.id FROM numbers a JOIN \
+               (SELECT id FROM numbers WHERE value < 3 UNION ALL SELECT id FROM numbers WHERE value >= 3) b \
+             ON a.id = b.id",
+        );
+        let one = PipelineConfig {
+            target_partitions: 1,
+            ..config()
+        };
+        let s = Session::new(spec(vec![stage]), &one)
+            .await
+            .expect("session");
+        s.keep_last_plans(true);
+        let ids: Vec<i32> = (0..20).collect();
+        let input = batch(vec![
+            ("id", Arc::new(Int32Array::from(ids.clone())) as ArrayRef),
+            ("value", Arc::new(Int32Array::from(ids.clone()))),
+        ]);
+        s.set_table("numbers", vec![input]).await.expect("set");
+        let out = s.run("split").await.expect("run");
+        let mut got: Vec<i32> = out
+            .iter()
+            .flat_map(|b| {
+                read::primitive::<Int32Type>(b, "id")
+                    .expect("id")
+                    .values()
+                    .to_vec()
+            })
+            .collect();
+        got.sort();
+        let twice: Vec<i32> = ids.iter().flat_map(|i| [*i, *i]).collect();
+        assert_eq!(got, twice);
+        let mut ops = vec![];
+        names(&s.last_plan("split").expect("kept plan"), &mut ops);
+        assert!(ops.iter().any(|n| n == "ChainPartitionsExec"), "{ops:?}");
+        assert!(
+            !ops.iter().any(|n| n == "CoalescePartitionsExec"),
+            "{ops:?}"
+        );
     }
 
     /// A stage's projections run as `StageProjectionExec` (no per-expression metric names),

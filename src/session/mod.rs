@@ -451,33 +451,26 @@ impl Session {
 
     /// A table stage's physical plan for one partition, made on first use and kept.
     async fn planned_single(&self, stage: &str) -> Result<(&'static str, Arc<dyn ExecutionPlan>)> {
-        let (name, plan) = self.stage_plan(stage)?;
-        let cached = self
-            .physical_single
-            .lock()
-            .map_err(|_| SessionError::Poisoned)?
-            .get(name)
-            .cloned();
-        Ok(match cached {
-            Some(p) => (name, p),
-            None => {
-                let mut state = self.ctx.state();
-                state.config_mut().options_mut().execution.target_partitions = 1;
-                let p = self.physical_plan_in(plan, &state).await?;
-                self.physical_single
-                    .lock()
-                    .map_err(|_| SessionError::Poisoned)?
-                    .insert(name, p.clone());
-                (name, p)
-            }
-        })
+        let mut state = self.ctx.state();
+        state.config_mut().options_mut().execution.target_partitions = 1;
+        self.cached_plan(&self.physical_single, stage, &state).await
     }
 
     /// A table stage's physical plan, made on first use and kept (not reset).
     async fn planned(&self, stage: &str) -> Result<(&'static str, Arc<dyn ExecutionPlan>)> {
+        self.cached_plan(&self.physical, stage, &self.ctx.state())
+            .await
+    }
+
+    /// A table stage's physical plan in `cache`, made with `state` on first use.
+    async fn cached_plan(
+        &self,
+        cache: &Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
+        stage: &str,
+        state: &datafusion::execution::SessionState,
+    ) -> Result<(&'static str, Arc<dyn ExecutionPlan>)> {
         let (name, plan) = self.stage_plan(stage)?;
-        let cached = self
-            .physical
+        let cached = cache
             .lock()
             .map_err(|_| SessionError::Poisoned)?
             .get(name)
@@ -485,8 +478,8 @@ impl Session {
         Ok(match cached {
             Some(p) => (name, p),
             None => {
-                let p = self.physical_plan(plan).await?;
-                self.physical
+                let p = self.physical_plan_in(plan, state).await?;
+                cache
                     .lock()
                     .map_err(|_| SessionError::Poisoned)?
                     .insert(name, p.clone());

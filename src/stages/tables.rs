@@ -329,31 +329,7 @@ fn replay_token_columns(tokens: &[(u64, &SanToken)]) -> Vec<ArrayRef> {
     let mut promo = Int32Builder::with_capacity(tokens.len());
     let mut long = BooleanBuilder::with_capacity(tokens.len());
     for (_, t) in tokens {
-        let (p, f, r, sq, pr, l) = match **t {
-            SanToken::Normal {
-                role,
-                from_file,
-                from_rank,
-                to,
-                promotion,
-                ..
-            } => (Some(role), from_file, from_rank, Some(to), promotion, None),
-            SanToken::FromTo {
-                from,
-                to,
-                promotion,
-                ..
-            } => (
-                None,
-                Some(from % 8),
-                Some(from / 8),
-                Some(to),
-                promotion,
-                None,
-            ),
-            SanToken::Castle { long } => (None, None, None, None, None, Some(long)),
-            SanToken::Null => (None, None, None, None, None, None),
-        };
+        let (_, p, f, r, sq, pr, l) = token_cells(t);
         piece.append_option(p.map(Role::code));
         ff.append_option(f.map(i32::from));
         fr.append_option(r.map(i32::from));
@@ -784,13 +760,54 @@ fn position_rows(b: &RecordBatch) -> Result<Vec<Setup>> {
 /// castle_long.
 type TokenColumns = (
     &'static str,
-    Option<char>,
+    Option<Role>,
     Option<u8>,
     Option<u8>,
     Option<u8>,
-    Option<char>,
+    Option<Role>,
     Option<bool>,
 );
+
+/// A token's cells (see [`TokenColumns`]; [`tokens_to_batch`] for the kinds).
+fn token_cells(token: &SanToken) -> TokenColumns {
+    match *token {
+        SanToken::Normal {
+            role,
+            from_file,
+            from_rank,
+            to,
+            promotion,
+            ..
+        } => {
+            let kind = if role == Role::Pawn { "pawn" } else { "piece" };
+            (
+                kind,
+                Some(role),
+                from_file,
+                from_rank,
+                Some(to),
+                promotion,
+                None,
+            )
+        }
+        SanToken::FromTo {
+            from,
+            to,
+            promotion,
+            ..
+        } => (
+            "square",
+            None,
+            Some(from % 8),
+            Some(from / 8),
+            Some(to),
+            promotion,
+            None,
+        ),
+        SanToken::Castle { long } => ("castle", None, None, None, None, None, Some(long)),
+        SanToken::Null => ("null", None, None, None, None, None, None),
+    }
+}
 
 /// Appends a one-letter string (or NULL) without allocating one.
 fn append_char(builder: &mut StringBuilder, c: Option<char>) {
@@ -814,49 +831,13 @@ pub fn tokens_to_batch(tokens: &[(u64, &SanToken)]) -> Result<RecordBatch> {
     let mut long = BooleanBuilder::new();
     for (pid, t) in tokens {
         id.append_value(*pid);
-        let (k, p, f, r, sq, pr, l): TokenColumns = match **t {
-            SanToken::Normal {
-                role,
-                from_file,
-                from_rank,
-                to,
-                promotion,
-                ..
-            } => {
-                let k = if role.char() == 'P' { "pawn" } else { "piece" };
-                (
-                    k,
-                    Some(role.char()),
-                    from_file,
-                    from_rank,
-                    Some(to),
-                    promotion.map(|p| p.char()),
-                    None,
-                )
-            }
-            SanToken::FromTo {
-                from,
-                to,
-                promotion,
-                ..
-            } => (
-                "square",
-                None,
-                Some(from % 8),
-                Some(from / 8),
-                Some(to),
-                promotion.map(|p| p.char()),
-                None,
-            ),
-            SanToken::Castle { long } => ("castle", None, None, None, None, None, Some(long)),
-            SanToken::Null => ("null", None, None, None, None, None, None),
-        };
+        let (k, p, f, r, sq, pr, l) = token_cells(t);
         kind.append_value(k);
-        append_char(&mut piece, p);
+        append_char(&mut piece, p.map(Role::char));
         ff.append_option(f.map(i32::from));
         fr.append_option(r.map(i32::from));
         to.append_option(sq.map(i32::from));
-        append_char(&mut promo, pr);
+        append_char(&mut promo, pr.map(Role::char));
         long.append_option(l);
     }
     Ok(RecordBatch::try_new(

@@ -451,23 +451,22 @@ impl Session {
 
     /// A table stage's physical plan for one partition, made on first use and kept.
     async fn planned_single(&self, stage: &str) -> Result<(&'static str, Arc<dyn ExecutionPlan>)> {
-        let mut state = self.ctx.state();
-        state.config_mut().options_mut().execution.target_partitions = 1;
-        self.cached_plan(&self.physical_single, stage, &state).await
+        self.cached_plan(&self.physical_single, stage, 1).await
     }
 
     /// A table stage's physical plan, made on first use and kept (not reset).
     async fn planned(&self, stage: &str) -> Result<(&'static str, Arc<dyn ExecutionPlan>)> {
-        self.cached_plan(&self.physical, stage, &self.ctx.state())
+        self.cached_plan(&self.physical, stage, self.partitions)
             .await
     }
 
-    /// A table stage's physical plan in `cache`, made with `state` on first use.
+    /// A table stage's physical plan in `cache`, made for `partitions` on first use (the
+    /// session's state is copied then only).
     async fn cached_plan(
         &self,
         cache: &Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
         stage: &str,
-        state: &datafusion::execution::SessionState,
+        partitions: usize,
     ) -> Result<(&'static str, Arc<dyn ExecutionPlan>)> {
         let (name, plan) = self.stage_plan(stage)?;
         let cached = cache
@@ -478,7 +477,9 @@ impl Session {
         Ok(match cached {
             Some(p) => (name, p),
             None => {
-                let p = self.physical_plan_in(plan, state).await?;
+                let mut state = self.ctx.state();
+                state.config_mut().options_mut().execution.target_partitions = partitions;
+                let p = self.physical_plan_in(plan, &state).await?;
                 cache
                     .lock()
                     .map_err(|_| SessionError::Poisoned)?

@@ -270,6 +270,8 @@ enum Render {
     Piece,
     /// A `replay_moves` row's role code as its name.
     ReplayRole,
+    /// A Boolean `white_to_move` or `white` as the FEN's colour letter (`w`, `b`).
+    Side,
 }
 
 #[derive(Clone)]
@@ -302,6 +304,7 @@ fn parse_columns(spec: &str) -> Vec<Column> {
                 Some((n, "child")) => (n, Render::Child),
                 Some((n, "piece")) => (n, Render::Piece),
                 Some((n, "replay_role")) => (n, Render::ReplayRole),
+                Some((n, "side")) => (n, Render::Side),
                 Some((_, r)) => panic!("unknown rendering {r} in {c}"),
                 None => (c, Render::Plain),
             };
@@ -512,6 +515,7 @@ fn render(row: &Row, columns: &[Column]) -> String {
             (v, Render::Set) => set_names(v.u64()),
             (v, Render::Piece) => piece_letter(v).to_string(),
             (v, Render::ReplayRole) => replay_role(v).to_string(),
+            (v, Render::Side) => if v.bool() { "w" } else { "b" }.to_string(),
             (v, Render::Move) => uci_of_code(v.u64() as u32),
             (v, Render::Child) => format!(
                 "{}/{}",
@@ -801,7 +805,7 @@ fn child_of(i: usize, m: &Move) -> u64 {
 /// The position key of a position as `perft_frontier` and `perft_merge` hold it: the eight
 /// square sets, side to move, the rook squares keeping a right, and the en passant square
 /// only where a pawn of the side to move could take there.
-type PerftKey = (Vec<u64>, String, u64, Option<i64>);
+type PerftKey = (Vec<u64>, bool, u64, Option<i64>);
 
 fn perft_key(pos: &Chess) -> PerftKey {
     let a = pos.board();
@@ -809,7 +813,7 @@ fn perft_key(pos: &Chess) -> PerftKey {
         .into_iter()
         .chain(ROLE_SETS.iter().map(|(_, role)| a.by_role(*role).0))
         .collect();
-    let side = color_letter(pos.turn()).to_string();
+    let side = pos.turn().is_white();
     let rooks = u64::from(pos.castles().castling_rights());
     let ep = pos.ep_square(EnPassantMode::PseudoLegal).map(|s| s as i64);
     (sets, side, rooks, ep)
@@ -821,7 +825,7 @@ fn row_perft_key(r: &Row) -> PerftKey {
         .chain(ROLE_SETS.iter().map(|(n, _)| *n))
         .map(|n| r[n].u64())
         .collect();
-    let side = r["side_to_move"].text().expect("side").to_string();
+    let side = r["white_to_move"].bool();
     (sets, side, r["castling"].u64(), r["ep_square"].int())
 }
 
@@ -1386,11 +1390,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 assert_eq!(rows.len(), 1, "{ctx}");
                 let r = &rows[0];
                 let ctx = format!("{ctx} {token}");
-                assert_eq!(
-                    r["side_to_move"].text(),
-                    Some(color_letter(after.turn())),
-                    "{ctx}"
-                );
+                assert_eq!(r["white_to_move"].bool(), after.turn().is_white(), "{ctx}");
                 // the squares of the rooks that keep a castling right
                 let rooks = u64::from(after.castles().castling_rights());
                 assert_eq!(r["castling"].u64(), rooks, "{ctx}: castling");
@@ -1506,7 +1506,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
             "perft_frontier" => {
                 // one node per legal move: the key of the position after it, the parent's
                 // root and multiplicity
-                type Key = (Vec<u64>, String, u64, Option<i64>);
+                type Key = (Vec<u64>, bool, u64, Option<i64>);
                 let mut got: Vec<Key> = rows
                     .iter()
                     .map(|r| {
@@ -1516,7 +1516,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                             .chain(ROLE_SETS.iter().map(|(n, _)| *n))
                             .map(|n| r[n].u64())
                             .collect();
-                        let side = r["side_to_move"].text().expect("side").to_string();
+                        let side = r["white_to_move"].bool();
                         (sets, side, r["castling"].u64(), r["ep_square"].int())
                     })
                     .collect();
@@ -1529,7 +1529,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                             .into_iter()
                             .chain(ROLE_SETS.iter().map(|(_, role)| a.by_role(*role).0))
                             .collect();
-                        let side = color_letter(after.turn()).to_string();
+                        let side = after.turn().is_white();
                         let rooks = u64::from(after.castles().castling_rights());
                         // perft keys the en passant square only where a pawn could take
                         let ep = after
@@ -1724,7 +1724,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 for (n, role) in ROLE_SETS {
                     assert_eq!(r[n].u64(), b.by_role(role).0, "{ctx}: {n}");
                 }
-                assert_eq!(r["side_to_move"].text(), Some(color_letter(us)), "{ctx}");
+                assert_eq!(r["white_to_move"].bool(), us.is_white(), "{ctx}");
                 let rooks = u64::from(pos.castles().castling_rights());
                 assert_eq!(r["castling"].u64(), rooks, "{ctx}: castling");
                 let ep = pos.ep_square(EnPassantMode::Always).map(|s| s as i64);
@@ -1737,7 +1737,7 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                 }
                 assert_eq!(rows.len(), 1, "{ctx}");
                 let r = &rows[0];
-                assert_eq!(r["side_to_move"].text(), Some(color_letter(!us)), "{ctx}");
+                assert_eq!(r["white_to_move"].bool(), (!us).is_white(), "{ctx}");
                 let rooks = u64::from(pos.castles().castling_rights());
                 assert_eq!(r["castling"].u64(), rooks, "{ctx}: castling");
                 assert_eq!(r["chess960"].bool(), chess960, "{ctx}");
@@ -2201,7 +2201,7 @@ fn repetition_key_columns_agree_between_position_keys_and_replay() {
         (keys, states)
     });
     let mut columns: Vec<String> = tables::SET_COLUMNS.iter().map(|c| c.to_string()).collect();
-    columns.extend(["side_to_move", "castling", "ep_square"].map(str::to_string));
+    columns.extend(["white_to_move", "castling", "ep_square"].map(str::to_string));
     let pick = |rows: &[Row]| -> BTreeMap<u64, Vec<Value>> {
         rows.iter()
             .map(|r| {

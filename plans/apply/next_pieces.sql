@@ -12,12 +12,12 @@ JOIN pieces o ON o.position_id = m.position_id
 WHERE o.square <> m.from_sq AND o.square <> m.to_sq
   AND o.square <> COALESCE(m.cap_sq, -1) AND o.square <> COALESCE(m.rook_from, -1)
 UNION ALL
-SELECT m.child_id, m.to_sq, p.side_to_move, {{role_letter(COALESCE(m.promotion_code, m.piece_code))}}
+SELECT m.child_id, m.to_sq, CASE WHEN p.white_to_move THEN 'w' ELSE 'b' END, {{role_letter(COALESCE(m.promotion_code, m.piece_code))}}
 FROM chosen_moves m
 JOIN positions p ON p.position_id = m.position_id
 WHERE NOT m.is_null
 UNION ALL
-SELECT m.child_id, m.rook_to, p.side_to_move, 'R'
+SELECT m.child_id, m.rook_to, CASE WHEN p.white_to_move THEN 'w' ELSE 'b' END, 'R'
 FROM chosen_moves m
 JOIN positions p ON p.position_id = m.position_id
 WHERE m.is_castling

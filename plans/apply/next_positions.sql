@@ -9,15 +9,15 @@
 -- sets.
 -- Columns: the columns of `positions`, position_id being chosen_moves.child_id.
 WITH moved AS (
-  SELECT m.child_id, p.side_to_move, p.castling, p.chess960, m.piece_code, m.from_sq, m.to_sq,
+  SELECT m.child_id, p.white_to_move, p.castling, p.chess960, m.piece_code, m.from_sq, m.to_sq,
          m.captured_code IS NOT NULL AS is_capture, p.halfmove_clock, p.fullmove_number,
          {{rights_lost(l.lost, CASE WHEN m.is_null THEN CAST(0 AS BIGINT UNSIGNED)
                                     ELSE CAST(1 AS BIGINT UNSIGNED) << CAST(m.to_sq AS BIGINT UNSIGNED) END)}} AS castling_lost
   FROM chosen_moves m
   JOIN positions p ON p.position_id = m.position_id
   LEFT JOIN castling_loss l
-    ON l.mover_key = m.from_sq * 16 + CASE WHEN p.side_to_move = 'w' THEN 0 ELSE 8 END + m.piece_code
+    ON l.mover_key = m.from_sq * 16 + CASE WHEN p.white_to_move THEN 0 ELSE 8 END + m.piece_code
 )
 SELECT child_id AS position_id,
-       {{after_move(side_to_move, castling, castling_lost, chess960, piece_code = 0, from_sq, to_sq, is_capture, halfmove_clock, fullmove_number)}}
+       {{after_move(white_to_move, castling, castling_lost, chess960, piece_code = 0, from_sq, to_sq, is_capture, halfmove_clock, fullmove_number)}}
 FROM moved

@@ -3,7 +3,7 @@
 -- square with one AND instead of a join back to `pieces`. A set takes the bits of the
 -- pieces it holds as `bit * (condition as 0 or 1)`, which DataFusion evaluates faster than
 -- a CASE per row.
--- Columns: position_id, side_to_move, ep_square, king_sq, enemy_king_sq (Int32: the kings of
+-- Columns: position_id, white_to_move, ep_square, king_sq, enemy_king_sq (Int32: the kings of
 --          the side to move and of the other side), color_key (Int32: 0 when White is to
 --          move, 8 when Black: the colour part of the side to move's piece keys, see
 --          `placed`), and UInt64 sets: occupied, own (the side
@@ -27,8 +27,8 @@ WITH sets AS (
   FROM placed p
   GROUP BY p.position_id
 )
-SELECT pos.position_id, pos.side_to_move, pos.ep_square, s.king_sq, s.enemy_king_sq,
-       CASE WHEN pos.side_to_move = 'w' THEN 0 ELSE 8 END AS color_key,
+SELECT pos.position_id, pos.white_to_move, pos.ep_square, s.king_sq, s.enemy_king_sq,
+       CASE WHEN pos.white_to_move THEN 0 ELSE 8 END AS color_key,
        s.occupied, s.own, s.enemy,
        s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.occupied_xray,
        CASE WHEN pos.ep_square IS NULL THEN CAST(0 AS BIGINT UNSIGNED)

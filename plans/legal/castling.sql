@@ -12,7 +12,7 @@
 SELECT pos.position_id, c.king_from AS from_sq, c.king_to AS to_sq, c.rook_from, c.rook_to
 FROM positions pos
 JOIN boards b ON b.position_id = pos.position_id
-JOIN castling_rules c ON c.color = pos.side_to_move AND c.king_from = b.king_sq
+JOIN castling_rules c ON c.white = pos.white_to_move AND c.king_from = b.king_sq
 JOIN threats t ON t.position_id = pos.position_id
 WHERE pos.castling & c.rook_from_bit <> 0
   AND b.occupied & c.empty_mask = 0

@@ -6,7 +6,7 @@
 WITH coded AS (
   SELECT p.position_id, p.square, p.color, p.piece,
          {{role_code(p.piece)}} AS kind,
-         p.color = pos.side_to_move AS own
+         (p.color = 'w') = pos.white_to_move AS own
   FROM positions pos
   JOIN pieces p ON p.position_id = pos.position_id
 )

@@ -16,6 +16,6 @@ JOIN placed s ON s.position_id = k.position_id AND s.own <> k.own
 JOIN lines l ON l.a = s.square AND l.b = k.square
 LEFT JOIN placed o ON o.position_id = s.position_id AND o.square = l.mid
 WHERE k.kind = 5 /* K */ AND s.kind BETWEEN 2 AND 4 /* B, R, Q */
-  AND (s.kind = 4 OR (s.kind = 3 AND l.kind = 'orthogonal') OR (s.kind = 2 AND l.kind = 'diagonal'))
+  AND (s.kind = 4 OR s.kind = l.slider)
 GROUP BY s.position_id, s.square, k.square, k.own
 HAVING COUNT(o.square) <= 2

@@ -23,7 +23,7 @@ candidate_lines AS (
   SELECT mv.position_id, mv.move_code, mv.from_sq, mv.to_sq, mv.cap_sq, mv.rook_from, mv.ksq, mv.chk_sq AS line_sq
   FROM mv
   JOIN aligned a ON a.a = mv.chk_sq AND a.b = mv.ksq
-  WHERE mv.chk_code = 4 OR (mv.chk_code = 3 AND a.kind = 'orthogonal') OR (mv.chk_code = 2 AND a.kind = 'diagonal')
+  WHERE mv.chk_code = 4 OR mv.chk_code = a.slider
   UNION ALL
   -- another of our sliders whose line to the enemy king the move leaves
   SELECT mv.position_id, mv.move_code, mv.from_sq, mv.to_sq, mv.cap_sq, mv.rook_from, mv.ksq, kl.slider_sq

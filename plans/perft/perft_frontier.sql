@@ -10,11 +10,11 @@
 -- same position without it, and dropping it lets the two merge: 1.e4 e6 2.d4 and 1.d4 e6
 -- 2.e4 reach one board with en passant squares d3 and e3, neither capturable. Keeping a
 -- square whose capture is pseudo-legal but illegal (a pinned pawn) only merges less.
--- Columns: the columns of `perft_bucket`: root_id, multiplicity, side_to_move, castling,
+-- Columns: the columns of `perft_bucket`: root_id, multiplicity, white_to_move, castling,
 --          ep_square, white, black, pawns, knights, bishops, rooks, queens, kings.
-SELECT c.root_id, c.multiplicity, k.side_to_move, k.castling,
-       CASE WHEN k.pawns & (CASE WHEN k.side_to_move = 'w' THEN k.white ELSE k.black END)
-                 & (CASE WHEN k.side_to_move = 'w' THEN m.black_pawn_mask ELSE m.white_pawn_mask END)
+SELECT c.root_id, c.multiplicity, k.white_to_move, k.castling,
+       CASE WHEN k.pawns & (CASE WHEN k.white_to_move THEN k.white ELSE k.black END)
+                 & (CASE WHEN k.white_to_move THEN m.black_pawn_mask ELSE m.white_pawn_mask END)
                  <> 0
             THEN k.ep_square END AS ep_square,
        k.white, k.black, k.pawns, k.knights, k.bishops, k.rooks, k.queens, k.kings

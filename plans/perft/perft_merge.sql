@@ -4,12 +4,12 @@
 -- node whose multiplicity is the sum, so each distinct position is expanded or counted once.
 -- Equal keys always hash to the same bucket, so merging bucket by bucket merges the level.
 -- `approx_multiplicity` (a float) tells when a multiplicity exceeds 2^64.
--- Columns: root_id, multiplicity, approx_multiplicity, side_to_move, castling, ep_square,
+-- Columns: root_id, multiplicity, approx_multiplicity, white_to_move, castling, ep_square,
 --          white, black, pawns, knights, bishops, rooks, queens, kings.
 SELECT b.root_id, SUM(b.multiplicity) AS multiplicity,
        SUM(CAST(b.multiplicity AS DOUBLE) * 1.0) AS approx_multiplicity,
-       b.side_to_move, b.castling, b.ep_square,
+       b.white_to_move, b.castling, b.ep_square,
        b.white, b.black, b.pawns, b.knights, b.bishops, b.rooks, b.queens, b.kings
 FROM perft_bucket b
 GROUP BY b.root_id, b.white, b.black, b.pawns, b.knights, b.bishops, b.rooks, b.queens, b.kings,
-         b.side_to_move, b.castling, b.ep_square
+         b.white_to_move, b.castling, b.ep_square

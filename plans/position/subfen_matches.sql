@@ -9,7 +9,7 @@
 SELECT s.position_id AS matched_id
 FROM subfen_patterns p
 JOIN replay_states s ON s.position_id = p.position_id
-WHERE (p.side_to_move IS NULL OR p.side_to_move = s.side_to_move)
+WHERE (p.white_to_move IS NULL OR p.white_to_move = s.white_to_move)
   AND s.white & p.white = p.white AND s.black & p.black = p.black
   AND s.pawns & p.pawns = p.pawns AND s.knights & p.knights = p.knights
   AND s.bishops & p.bishops = p.bishops AND s.rooks & p.rooks = p.rooks

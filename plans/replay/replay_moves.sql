@@ -38,13 +38,13 @@
 --   castling_lost (UInt64: the castling rights the move ends, from `piece_rays` or
 --   `castling_rules`), attacked (Boolean).
 WITH states AS (
-  SELECT position_id, side_to_move, ep_square, castling,
+  SELECT position_id, white_to_move, ep_square, castling,
          piece_code, from_file, from_rank, to_sq, promotion_code, castle_long,
          white | black AS occupied,
-         CASE WHEN side_to_move = 'w' THEN white ELSE black END AS own,
-         CASE WHEN side_to_move = 'w' THEN black ELSE white END AS enemy,
-         CASE WHEN side_to_move = 'w' THEN 0 ELSE 8 END AS color_code,
-         side_to_move = 'w' AS white_moves,
+         CASE WHEN white_to_move THEN white ELSE black END AS own,
+         CASE WHEN white_to_move THEN black ELSE white END AS enemy,
+         CASE WHEN white_to_move THEN 0 ELSE 8 END AS color_code,
+         white_to_move AS white_moves,
          pawns, knights, bishops, rooks, queens, kings
   FROM replay_tokens
 ),
@@ -134,7 +134,7 @@ castles AS (
          CAST(1 AS BIGINT UNSIGNED) << CAST(p.path_sq AS BIGINT UNSIGNED) AS transit_bit, c.castling_lost,
          s.white_moves, s.occupied, s.own, s.enemy, s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings
   FROM states s
-  JOIN castling_rules c ON c.color = s.side_to_move AND c.castle_long = s.castle_long
+  JOIN castling_rules c ON c.white = s.white_to_move AND c.castle_long = s.castle_long
   JOIN castling_path p ON p.king_from = c.king_from AND p.rook_from = c.rook_from AND p.need = 'safe'
   WHERE s.castling & c.rook_from_bit <> 0
     AND s.kings & s.own & c.king_from_bit <> 0

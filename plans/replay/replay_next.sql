@@ -16,11 +16,11 @@ WITH chosen AS (
   FROM {{replay_accepted}}
 )
 SELECT s.position_id,
-       {{after_move(s.side_to_move, s.castling, c.castling_lost, s.chess960, c.piece_code = 0, c.from_sq, c.to_sq, c.is_capture, s.halfmove_clock, s.fullmove_number)}},
+       {{after_move(s.white_to_move, s.castling, c.castling_lost, s.chess960, c.piece_code = 0, c.from_sq, c.to_sq, c.is_capture, s.halfmove_clock, s.fullmove_number)}},
        (s.white - (s.white & c.cleared))
-         | (c.to_bit | c.rook_to_bit) * CAST(s.side_to_move = 'w' AS BIGINT UNSIGNED) AS white,
+         | (c.to_bit | c.rook_to_bit) * CAST(s.white_to_move AS BIGINT UNSIGNED) AS white,
        (s.black - (s.black & c.cleared))
-         | (c.to_bit | c.rook_to_bit) * CAST(s.side_to_move = 'b' AS BIGINT UNSIGNED) AS black,
+         | (c.to_bit | c.rook_to_bit) * CAST(NOT s.white_to_move AS BIGINT UNSIGNED) AS black,
        (s.pawns - (s.pawns & c.cleared)) | c.to_bit * CAST(c.placed = 0 AS BIGINT UNSIGNED) AS pawns,
        (s.knights - (s.knights & c.cleared)) | c.to_bit * CAST(c.placed = 1 AS BIGINT UNSIGNED) AS knights,
        (s.bishops - (s.bishops & c.cleared)) | c.to_bit * CAST(c.placed = 2 AS BIGINT UNSIGNED) AS bishops,

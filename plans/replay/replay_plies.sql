@@ -42,9 +42,9 @@ rivals AS (
 -- the state after the move: the king of the side to move, and the pieces of the side that moved
 after AS (
   SELECT position_id, chess960, white | black AS occupied,
-         CASE WHEN side_to_move = 'w' THEN white ELSE black END & kings AS king_bit,
-         CASE WHEN side_to_move = 'w' THEN black ELSE white END AS movers,
-         side_to_move = 'w' AS white_king,
+         CASE WHEN white_to_move THEN white ELSE black END & kings AS king_bit,
+         CASE WHEN white_to_move THEN black ELSE white END AS movers,
+         white_to_move AS white_king,
          pawns, knights, bishops, rooks, queens
   FROM replay_next
 ),

@@ -9,13 +9,12 @@
 -- `replay_moves` and `replay_next`; castling's is `castling_rules.castling_lost`).
 -- Columns: mover_key (Int32: from_sq * 16 + 8 for black + P0 N1 B2 R3 Q4 K5), lost (UInt64).
 WITH pieces AS (
-  SELECT column1 AS color, column2 AS code, column3 AS is_king FROM (VALUES
-    ('w', 0, false), ('w', 1, false), ('w', 2, false), ('w', 3, false), ('w', 4, false), ('w', 5, true),
-    ('b', 8, false), ('b', 9, false), ('b', 10, false), ('b', 11, false), ('b', 12, false), ('b', 13, true))
+  SELECT column1 AS code, column1 % 8 = 5 AS is_king
+  FROM (VALUES (0), (1), (2), (3), (4), (5), (8), (9), (10), (11), (12), (13))
 )
 SELECT CAST(s.square * 16 + p.code AS INT) AS mover_key,
        (CAST(1 AS BIGINT UNSIGNED) << CAST(s.square AS BIGINT UNSIGNED))
        | CASE WHEN NOT p.is_king THEN CAST(0 AS BIGINT UNSIGNED)
-              WHEN p.color = 'w' THEN CAST(255 AS BIGINT UNSIGNED)
+              WHEN p.code < 8 THEN CAST(255 AS BIGINT UNSIGNED)
               ELSE CAST(255 AS BIGINT UNSIGNED) << CAST(56 AS BIGINT UNSIGNED) END AS lost
 FROM squares s CROSS JOIN pieces p

@@ -12,12 +12,12 @@
 --              rook stands between them (a rook on b1 castling long: a1). The rook hides the
 --              king's target from an enemy rook or queen there until it leaves.
 -- Seed: +cstl_ws, +cstl_wl, +cstl_bs, +cstl_bl (the four standard castlings only).
--- Columns: color (Utf8), castle_long (Boolean), king_from, king_to, rook_from, rook_to, path_sq
+-- Columns: white (Boolean: White's castling), castle_long (Boolean), king_from, king_to, rook_from, rook_to, path_sq
 --          (Int32, squares a1 = 0), need (Utf8).
-WITH sides AS (SELECT column1 AS color, column2 AS rank FROM (VALUES ('w', 0), ('b', 7))),
+WITH sides AS (SELECT column1 AS white, column2 AS rank FROM (VALUES (true, 0), (false, 7))),
 files AS (SELECT file FROM squares WHERE rank = 0),
 pairs AS (
-  SELECT s.color, s.rank, k.file AS king_file, r.file AS rook_file, r.file < k.file AS castle_long,
+  SELECT s.white, s.rank, k.file AS king_file, r.file AS rook_file, r.file < k.file AS castle_long,
          CASE WHEN r.file < k.file THEN 2 ELSE 6 END AS king_to_file,
          CASE WHEN r.file < k.file THEN 3 ELSE 5 END AS rook_to_file
   FROM sides s CROSS JOIN files k CROSS JOIN files r
@@ -29,7 +29,7 @@ needs AS (
   CROSS JOIN files f
   CROSS JOIN (VALUES ('empty'), ('safe'), ('shield')) n
 )
-SELECT color, castle_long,
+SELECT white, castle_long,
        CAST(rank * 8 + king_file AS INT) AS king_from, CAST(rank * 8 + king_to_file AS INT) AS king_to,
        CAST(rank * 8 + rook_file AS INT) AS rook_from, CAST(rank * 8 + rook_to_file AS INT) AS rook_to,
        CAST(rank * 8 + file AS INT) AS path_sq, need

@@ -5,13 +5,13 @@
 -- A castling right is held by its rook's square (the `castling` set of `positions`), so a
 -- position joins the rules of its king's square and keeps those whose rook bit it holds.
 -- Seed: +cstl_ws, +cstl_wl, +cstl_bs, +cstl_bl (the seed's black rows use rank 1; ours rank 8).
--- Columns: color (Utf8), castle_long (Boolean), king_from, king_to, rook_from, rook_to (Int32),
+-- Columns: white (Boolean: White's castling), castle_long (Boolean), king_from, king_to, rook_from, rook_to (Int32),
 --          empty_mask, safe_mask, shield_mask, king_from_bit, king_to_bit, rook_from_bit,
 --          rook_to_bit, castling_lost (UInt64: the rights the castling ends, those of
 --          `castling_loss` for the king leaving king_from: every right of its colour).
 SELECT r.*, l.lost AS castling_lost
 FROM (
-  SELECT color, castle_long, king_from, king_to, rook_from, rook_to,
+  SELECT white, castle_long, king_from, king_to, rook_from, rook_to,
          bit_or(CASE WHEN need = 'empty' THEN CAST(1 AS BIGINT UNSIGNED) << CAST(path_sq AS BIGINT UNSIGNED)
                      ELSE CAST(0 AS BIGINT UNSIGNED) END) AS empty_mask,
          bit_or(CASE WHEN need = 'safe' THEN CAST(1 AS BIGINT UNSIGNED) << CAST(path_sq AS BIGINT UNSIGNED)
@@ -23,6 +23,6 @@ FROM (
          CAST(1 AS BIGINT UNSIGNED) << CAST(rook_from AS BIGINT UNSIGNED) AS rook_from_bit,
          CAST(1 AS BIGINT UNSIGNED) << CAST(rook_to AS BIGINT UNSIGNED) AS rook_to_bit
   FROM castling_path
-  GROUP BY color, castle_long, king_from, king_to, rook_from, rook_to
+  GROUP BY white, castle_long, king_from, king_to, rook_from, rook_to
 ) r
-JOIN castling_loss l ON l.mover_key = r.king_from * 16 + CASE WHEN r.color = 'w' THEN 5 ELSE 13 END
+JOIN castling_loss l ON l.mover_key = r.king_from * 16 + CASE WHEN r.white THEN 5 ELSE 13 END

@@ -3,12 +3,12 @@
 -- Used for pins, check blocking, discovered checks and en passant exposure (FIDE art. 3.9).
 -- Seed: the stage CTEs test blocking square by square; this table replaces those rules.
 WITH pairs AS (
-  SELECT l.a, l.b, l.kind, a.file AS a_file, a.rank AS a_rank, b.file AS b_file, b.rank AS b_rank
+  SELECT l.a, l.b, l.slider, a.file AS a_file, a.rank AS a_rank, b.file AS b_file, b.rank AS b_rank
   FROM aligned l
   JOIN squares a ON a.square = l.a
   JOIN squares b ON b.square = l.b
 )
-SELECT l.a, l.b, l.kind, m.square AS mid
+SELECT l.a, l.b, l.slider, m.square AS mid
 FROM pairs l
 LEFT JOIN squares m
   -- m lies strictly between a and b on their line

@@ -2,7 +2,7 @@
 -- move and no en passant square, to tell a move of the wrong side (error kind wrong_side,
 -- shared/data/bad/README.md) from an illegal one. Columns: the columns of `positions`.
 SELECT pos.position_id,
-       CASE WHEN pos.side_to_move = 'w' THEN 'b' ELSE 'w' END AS side_to_move,
+       NOT pos.white_to_move AS white_to_move,
        pos.castling, pos.chess960,
        CAST(NULL AS INT) AS ep_square, pos.halfmove_clock, pos.fullmove_number
 FROM positions pos

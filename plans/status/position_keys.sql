@@ -9,7 +9,7 @@
 -- key through one function, `engine::replay::repetition_keys`, and tests/stages.rs checks
 -- that the two give equal keys for the same positions.
 -- Columns: position_id, white, black, pawns, knights, bishops, rooks, queens, kings (UInt64),
---          side_to_move, castling (UInt64: the squares of the rooks that keep a castling
+--          white_to_move, castling (UInt64: the squares of the rooks that keep a castling
 --          right), ep_square.
 WITH sets AS (
   -- a set takes the bits of the pieces it holds as `bit * (condition as 0 or 1)`, which
@@ -29,6 +29,6 @@ WITH sets AS (
   GROUP BY position_id
 )
 SELECT s.position_id, s.white, s.black, s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings,
-       p.side_to_move, p.castling,
+       p.white_to_move, p.castling,
        p.ep_square
 FROM sets s JOIN positions p ON p.position_id = s.position_id

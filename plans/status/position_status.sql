@@ -9,7 +9,7 @@
 -- read with `ep_legal` (the en passant square counts only where a capture there is legal).
 -- Columns: position_id, n_legal, in_check, ep_legal, white_insufficient, black_insufficient,
 --          white, black, pawns, knights, bishops, rooks, queens, kings (square sets),
---          side_to_move, castling (the rook squares holding a right), ep_square (as given), ep_key (the en
+--          white_to_move, castling (the rook squares holding a right), ep_square (as given), ep_key (the en
 --          passant square when a capture there is legal, else -1).
 WITH counts AS (
   SELECT position_id, COUNT(*) AS n_legal, MAX(CASE WHEN is_en_passant THEN to_sq END) AS ep_to
@@ -46,7 +46,7 @@ SELECT pos.position_id,
          OR (m.b_knights = 0 AND (m.b_bishops = 0 OR ((m.dark_bishops = 0 OR m.light_bishops = 0) AND m.pawns_knights = 0)))
        ) AS black_insufficient,
        k.white, k.black, k.pawns, k.knights, k.bishops, k.rooks, k.queens, k.kings,
-       k.side_to_move, k.castling,
+       k.white_to_move, k.castling,
        k.ep_square,
        CAST(COALESCE(c.ep_to, -1) AS INT) AS ep_key
 FROM positions pos

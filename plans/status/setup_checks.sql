@@ -18,8 +18,8 @@ WITH opposite AS (
 -- pushed pawn's square and its start square as square sets
 ep_checks AS (
   SELECT t.position_id, t.n_checkers, t.checkers, b.king_sq, b.occupied,
-         CASE WHEN b.side_to_move = 'w' THEN b.ep_bit >> 8 ELSE b.ep_bit << 8 END AS pushed_bit,
-         CASE WHEN b.side_to_move = 'w' THEN b.ep_bit << 8 ELSE b.ep_bit >> 8 END AS start_bit
+         CASE WHEN b.white_to_move THEN b.ep_bit >> 8 ELSE b.ep_bit << 8 END AS pushed_bit,
+         CASE WHEN b.white_to_move THEN b.ep_bit << 8 ELSE b.ep_bit >> 8 END AS start_bit
   FROM threats t
   JOIN boards b ON b.position_id = t.position_id
   WHERE b.ep_square IS NOT NULL AND t.n_checkers > 0

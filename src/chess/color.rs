@@ -36,6 +36,12 @@ impl Color {
         }
     }
 
+    /// The colour a Boolean `white_to_move` or `white` column of the stage tables names:
+    /// White when true.
+    pub const fn of_white(white: bool) -> Color {
+        if white { Color::White } else { Color::Black }
+    }
+
     /// The opponent.
     pub const fn other(self) -> Color {
         match self {

@@ -13,7 +13,7 @@ use std::io::{BufReader, BufWriter, Write};
 use std::path::PathBuf;
 
 use datafusion::arrow::array::{
-    Array, Int32Array, RecordBatch, StringArray, UInt32Array, UInt64Array,
+    Array, BooleanArray, Int32Array, RecordBatch, UInt32Array, UInt64Array,
 };
 use datafusion::arrow::compute::{concat_batches, take_record_batch};
 use datafusion::arrow::datatypes::SchemaRef;
@@ -256,10 +256,8 @@ fn bucket_of_rows(batch: &RecordBatch, n: usize) -> Result<Vec<u32>> {
             ep.value(i) as u64
         }
     }));
-    let side: &StringArray = tables::column(batch, "side_to_move")?;
-    mix(&mut side
-        .iter()
-        .map(|s| s.map_or(0, |s| s.bytes().next().unwrap_or(0) as u64)));
+    let white_to_move: &BooleanArray = tables::column(batch, "white_to_move")?;
+    mix(&mut white_to_move.iter().map(|w| w.map_or(2, u64::from)));
     Ok(hashes
         .into_iter()
         .map(|h| {

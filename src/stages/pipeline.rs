@@ -257,7 +257,10 @@ mod tests {
                 extra,
             })) => {
                 assert_eq!(table, "positions");
-                assert!(missing.contains(&"side_to_move".to_string()), "{missing:?}");
+                assert!(
+                    missing.contains(&"white_to_move".to_string()),
+                    "{missing:?}"
+                );
                 assert_eq!(extra, ["square", "color", "piece"]);
             }
             other => panic!("not refused: {other:?}"),

@@ -11,6 +11,7 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{Int32Type, UInt64Type};
 
+use crate::chess::color::Color;
 use crate::chess::outcome::Key;
 use crate::error::Result;
 use crate::session::read::{self, Row};
@@ -161,12 +162,12 @@ pub(crate) fn repetition_keys(b: &RecordBatch) -> Result<impl Fn(usize, bool) ->
         .iter()
         .map(|n| read::primitive::<UInt64Type>(b, n))
         .collect::<std::result::Result<Vec<_>, _>>()?;
-    let side = read::strings(b, "side_to_move")?;
+    let white_to_move = read::booleans(b, "white_to_move")?;
     let rights = tables::castling_column(b)?;
     let ep = read::primitive::<Int32Type>(b, "ep_square")?;
     Ok(move |i: usize, ep_legal: bool| Key {
         sets: std::array::from_fn(|k| sets[k].value(i)),
-        side_to_move: tables::color_of(side.value(i)),
+        side_to_move: Color::of_white(white_to_move.value(i)),
         castling: rights.value(i),
         ep_square: if ep_legal && ep.is_valid(i) {
             ep.value(i)

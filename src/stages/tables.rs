@@ -1,7 +1,7 @@
 //! Arrow schemas of the input tables, and conversion between [`Setup`]s and record batches.
 //!
 //! `positions` — one row per position (FEN fields 2-6; seed DEMO_CHESS_GAME):
-//! `position_id: UInt64, side_to_move: Utf8 ('w' | 'b'), castling: UInt64 (the rook squares
+//! `position_id: UInt64, white_to_move: Boolean (White is to move, FIDE art. 1.2), castling: UInt64 (the rook squares
 //! holding a castling right, bit n = square n: a1 | h1 | a8 | h8 in the initial position; any
 //! back-rank rook in Chess960), chess960: Boolean (Chess960 mode: UCI castling as the king
 //! taking its rook), ep_square: Int32 (nullable; square behind a pawn that just double-stepped),
@@ -22,7 +22,7 @@
 //!
 //! `perft_nodes` — the nodes of a perft level being expanded or counted: `position_id, root_id,
 //! multiplicity: UInt64`. `perft_bucket` — one bucket of a perft level's nodes before
-//! transpositions are merged: `root_id, multiplicity: UInt64, side_to_move: Utf8, castling:
+//! transpositions are merged: `root_id, multiplicity: UInt64, white_to_move: Boolean, castling:
 //! UInt64, ep_square: Int32`, then the square sets of `replay_states` (the columns of stage
 //! `position_keys` with root and multiplicity instead of position_id).
 //!
@@ -65,7 +65,7 @@ pub fn positions_schema() -> SchemaRef {
     use DataType::*;
     schema(&[
         ("position_id", UInt64),
-        ("side_to_move", Utf8),
+        ("white_to_move", Boolean),
         ("castling", UInt64),
         ("chess960", Boolean),
         ("ep_square", Int32),
@@ -135,14 +135,14 @@ pub fn perft_nodes_schema() -> SchemaRef {
     ])
 }
 
-/// Schema of `perft_bucket`: `root_id, multiplicity: UInt64, side_to_move: Utf8, castling:
+/// Schema of `perft_bucket`: `root_id, multiplicity: UInt64, white_to_move: Boolean, castling:
 /// UInt64, ep_square: Int32`, then the square sets [`SET_COLUMNS`] (UInt64).
 pub fn perft_bucket_schema() -> SchemaRef {
     use DataType::*;
     let mut fields = vec![
         ("root_id", UInt64),
         ("multiplicity", UInt64),
-        ("side_to_move", Utf8),
+        ("white_to_move", Boolean),
         ("castling", UInt64),
         ("ep_square", Int32),
     ];
@@ -221,7 +221,7 @@ pub fn nodes_to_batches(
     // columns by name: the session's tables cast them to their types (`set_table`)
     let positions = RecordBatch::try_from_iter([
         ("position_id", ids.clone()),
-        ("side_to_move", take("side_to_move")?),
+        ("white_to_move", take("white_to_move")?),
         ("castling", take("castling")?),
         ("chess960", Arc::new(chess) as ArrayRef),
         ("ep_square", take("ep_square")?),
@@ -348,13 +348,13 @@ fn replay_token_columns(tokens: &[(u64, &SanToken)]) -> Vec<ArrayRef> {
 }
 
 /// Schema of `subfen_patterns`: `position_id: UInt64` (the position of `replay_states` the
-/// pattern is tested on; a position may have several), `side_to_move: Utf8` (`'w'`, `'b'` or
-/// NULL for either), then the square sets [`SET_COLUMNS`] (UInt64) the pattern requires
+/// pattern is tested on; a position may have several), `white_to_move: Boolean` (NULL for
+/// either side), then the square sets [`SET_COLUMNS`] (UInt64) the pattern requires
 /// ([`crate::chess::subfen::SubfenPattern`]).
 pub fn subfen_patterns_schema() -> SchemaRef {
     let mut fields = vec![
         Field::new("position_id", DataType::UInt64, true),
-        Field::new("side_to_move", DataType::Utf8, true),
+        Field::new("white_to_move", DataType::Boolean, true),
     ];
     for name in SET_COLUMNS {
         fields.push(Field::new(name, DataType::UInt64, true));
@@ -371,8 +371,8 @@ pub fn subfen_patterns_to_batch(
         Arc::new(
             patterns
                 .iter()
-                .map(|p| p.1.map(color_str))
-                .collect::<StringArray>(),
+                .map(|p| p.1.map(|c| c == Color::White))
+                .collect::<BooleanArray>(),
         ),
     ];
     for i in 0..SET_COLUMNS.len() {
@@ -584,7 +584,7 @@ pub fn setups_to_states(setups: &[(u64, &Setup)]) -> Result<RecordBatch> {
 /// The `positions` columns of the given (position_id, setup) pairs.
 fn position_columns(setups: &[(u64, &Setup)]) -> Vec<ArrayRef> {
     let mut id = UInt64Builder::new();
-    let mut side = StringBuilder::new();
+    let mut white_to_move = BooleanBuilder::new();
     let mut rights = UInt64Builder::new();
     let mut chess960 = BooleanBuilder::new();
     let mut ep = Int32Builder::new();
@@ -592,14 +592,17 @@ fn position_columns(setups: &[(u64, &Setup)]) -> Vec<ArrayRef> {
     let mut full = Int32Builder::new();
     for (pid, s) in setups {
         id.append_value(*pid);
-        side.append_value(color_str(s.side_to_move));
+        white_to_move.append_value(s.side_to_move == Color::White);
         rights.append_value(s.castling.rooks());
         chess960.append_value(s.chess960);
         ep.append_option(s.ep_square.map(i32::from));
         half.append_value(i32::try_from(s.halfmove_clock).unwrap_or(i32::MAX));
         full.append_value(i32::try_from(s.fullmove_number).unwrap_or(i32::MAX));
     }
-    let mut columns = vec![Arc::new(id.finish()) as ArrayRef, Arc::new(side.finish())];
+    let mut columns = vec![
+        Arc::new(id.finish()) as ArrayRef,
+        Arc::new(white_to_move.finish()),
+    ];
     columns.push(Arc::new(rights.finish()));
     columns.push(Arc::new(chess960.finish()));
     columns.push(Arc::new(ep.finish()));
@@ -644,8 +647,8 @@ pub fn batches_to_setups(
     Ok(out)
 }
 
-/// The colour of a `side_to_move` or `color` value of the stage tables (`'w'` / `'b'`, all
-/// the stages write; anything but `b` reads as White).
+/// The colour of a `color` value of the stage tables (`'w'` / `'b'`, all the stages write;
+/// anything but `b` reads as White).
 pub(crate) fn color_of(letter: &str) -> Color {
     if letter == "b" {
         Color::Black
@@ -709,7 +712,7 @@ fn read_positions(positions: &[RecordBatch]) -> Result<BTreeMap<u64, Setup>> {
 /// The columns of a `positions` batch (or of a batch with the same leading columns, as
 /// `replay_states`) but its position_id: a FEN's fields but the board.
 struct PositionColumns<'a> {
-    side: &'a StringArray,
+    white_to_move: &'a BooleanArray,
     rights: &'a UInt64Array,
     chess960: &'a BooleanArray,
     ep: &'a Int32Array,
@@ -721,7 +724,7 @@ impl PositionColumns<'_> {
     /// The columns of `b`. Errors: [`Error::Schema`].
     fn of(b: &RecordBatch) -> Result<PositionColumns<'_>> {
         Ok(PositionColumns {
-            side: column(b, "side_to_move")?,
+            white_to_move: column(b, "white_to_move")?,
             rights: castling_column(b)?,
             chess960: column(b, "chess960")?,
             ep: column(b, "ep_square")?,
@@ -734,7 +737,7 @@ impl PositionColumns<'_> {
     fn bitboards(&self, i: usize, sets: [u64; 8]) -> Bitboards {
         Bitboards {
             sets: Bitboards::cut_to_colors(sets),
-            side_to_move: color_of(self.side.value(i)),
+            side_to_move: Color::of_white(self.white_to_move.value(i)),
             castling: CastlingRights::from_rooks(self.rights.value(i)),
             chess960: self.chess960.value(i),
             ep_square: (!self.ep.is_null(i)).then(|| self.ep.value(i) as u8),

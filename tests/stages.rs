@@ -515,7 +515,7 @@ fn render(row: &Row, columns: &[Column]) -> String {
             (v, Render::Set) => set_names(v.u64()),
             (v, Render::Piece) => piece_letter(v).to_string(),
             (v, Render::ReplayRole) => replay_role(v).to_string(),
-            (v, Render::Side) => if v.bool() { "w" } else { "b" }.to_string(),
+            (v, Render::Side) => side_letter(v).to_string(),
             (v, Render::Move) => uci_of_code(v.u64() as u32),
             (v, Render::Child) => format!(
                 "{}/{}",
@@ -544,6 +544,11 @@ fn piece_letter(v: &Value) -> char {
 /// The letter of a nullable piece code, as a string (`None` for NULL).
 fn letter_of(v: &Value) -> Option<String> {
     (*v != Value::Null).then(|| piece_letter(v).to_string())
+}
+
+/// The FEN's colour letter of a Boolean `white_to_move` or `white`.
+fn side_letter(v: &Value) -> &'static str {
+    if v.bool() { "w" } else { "b" }
 }
 
 /// The name of a `replay_moves` role code (0 move, 1 rival, 2 transit, 3 ep_probe).
@@ -1176,8 +1181,8 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                     .map(|r| {
                         (
                             sq(&r["square"]) as u32,
-                            r["color"].text().expect("color").to_string(),
-                            r["piece"].text().expect("piece").to_string(),
+                            side_letter(&r["white"]).to_string(),
+                            piece_letter(&r["kind"]).to_string(),
                             r["own"].bool(),
                         )
                     })
@@ -1369,8 +1374,8 @@ fn facts(stage: &str, case: &Case, rows: &[Row]) {
                         .map(|r| {
                             (
                                 sq(&r["square"]) as u32,
-                                r["color"].text().expect("color").to_string(),
-                                r["piece"].text().expect("piece").to_string(),
+                                side_letter(&r["white"]).to_string(),
+                                piece_letter(&r["piece_code"]).to_string(),
                             )
                         })
                         .collect();

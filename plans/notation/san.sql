@@ -46,7 +46,7 @@ SELECT l.position_id, l.move_code, l.color, l.piece, l.from_sq, l.to_sq, l.promo
        COALESCE(l.is_check, false) AS is_check,
        COALESCE(l.is_mate, false) AS is_mate
 FROM (
-  SELECT l.*, pos.chess960, CASE WHEN pos.white_to_move THEN 'w' ELSE 'b' END AS color,
+  SELECT l.*, pos.chess960, {{color_letter(pos.white_to_move)}} AS color,
          {{role_letter(l.piece_code)}} AS piece, {{role_letter(l.promotion_code)}} AS promotion,
          {{role_letter(l.captured_code)}} AS captured
   FROM positions pos

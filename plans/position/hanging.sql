@@ -18,7 +18,8 @@ counted AS (
   FROM hits
   GROUP BY position_id, to_bit
 )
-SELECT t.position_id, t.square AS hanging_sq, t.color AS hanging_color, t.piece AS hanging_piece,
+SELECT t.position_id, t.square AS hanging_sq, {{color_letter(t.white)}} AS hanging_color,
+       {{role_letter(t.kind)}} AS hanging_piece,
        CASE WHEN t.own THEN c.by_other_side ELSE c.by_side_to_move END AS attackers
 FROM counted c
 JOIN placed t ON t.position_id = c.position_id AND t.bit = c.to_bit

@@ -11,10 +11,10 @@
 -- Columns: position_id, square (Int32: the attacking piece's), color ('w'/'b'), piece
 --   (K Q R B N P), target_sq (Int32: the attacked square), target_color, target_piece
 --   (Utf8, NULL when the square is empty).
-SELECT p.position_id, p.square, p.color, p.piece, r.to_sq AS target_sq,
+SELECT p.position_id, p.square, {{color_letter(p.white)}} AS color, {{role_letter(p.kind)}} AS piece,
+       r.to_sq AS target_sq,
        CASE WHEN r.to_bit & b.occupied = 0 THEN NULL
-            WHEN (r.to_bit & b.own <> 0) = p.own THEN p.color
-            WHEN p.color = 'w' THEN 'b' ELSE 'w' END AS target_color,
+            ELSE {{color_letter(p.white = ((r.to_bit & b.own <> 0) = p.own))}} END AS target_color,
        CASE WHEN r.to_bit & b.occupied = 0 THEN NULL
             WHEN r.to_bit & b.pawns <> 0 THEN 'P'
             WHEN r.to_bit & b.knights <> 0 THEN 'N'

@@ -15,15 +15,15 @@ WITH sets AS (
   -- a set takes the bits of the pieces it holds as `bit * (condition as 0 or 1)`, which
   -- DataFusion evaluates faster than a CASE per row (as `boards` does)
   SELECT position_id,
-    bit_or(bit * CAST(color = 'w' AS BIGINT UNSIGNED)) AS white,
-    bit_or(bit * CAST(color = 'b' AS BIGINT UNSIGNED)) AS black,
-    bit_or(bit * CAST(piece = 'P' AS BIGINT UNSIGNED)) AS pawns,
-    bit_or(bit * CAST(piece = 'N' AS BIGINT UNSIGNED)) AS knights,
-    bit_or(bit * CAST(piece = 'B' AS BIGINT UNSIGNED)) AS bishops,
-    bit_or(bit * CAST(piece = 'R' AS BIGINT UNSIGNED)) AS rooks,
-    bit_or(bit * CAST(piece = 'Q' AS BIGINT UNSIGNED)) AS queens,
-    bit_or(bit * CAST(piece = 'K' AS BIGINT UNSIGNED)) AS kings
-  FROM (SELECT position_id, color, piece,
+    bit_or(bit * CAST(white AS BIGINT UNSIGNED)) AS white,
+    bit_or(bit * CAST(NOT white AS BIGINT UNSIGNED)) AS black,
+    bit_or(bit * CAST(piece_code = 0 AS BIGINT UNSIGNED)) AS pawns,
+    bit_or(bit * CAST(piece_code = 1 AS BIGINT UNSIGNED)) AS knights,
+    bit_or(bit * CAST(piece_code = 2 AS BIGINT UNSIGNED)) AS bishops,
+    bit_or(bit * CAST(piece_code = 3 AS BIGINT UNSIGNED)) AS rooks,
+    bit_or(bit * CAST(piece_code = 4 AS BIGINT UNSIGNED)) AS queens,
+    bit_or(bit * CAST(piece_code = 5 AS BIGINT UNSIGNED)) AS kings
+  FROM (SELECT position_id, white, piece_code,
                CAST(1 AS BIGINT UNSIGNED) << CAST(square AS BIGINT UNSIGNED) AS bit
         FROM pieces)
   GROUP BY position_id

@@ -17,19 +17,20 @@ WITH counts AS (
 ),
 material AS (
   SELECT position_id,
-    SUM(CASE WHEN color = 'w' AND piece IN ('P', 'R', 'Q') THEN 1 ELSE 0 END) AS w_heavy,
-    SUM(CASE WHEN color = 'b' AND piece IN ('P', 'R', 'Q') THEN 1 ELSE 0 END) AS b_heavy,
-    SUM(CASE WHEN color = 'w' THEN 1 ELSE 0 END) AS w_count,
-    SUM(CASE WHEN color = 'b' THEN 1 ELSE 0 END) AS b_count,
-    SUM(CASE WHEN color = 'w' AND piece = 'N' THEN 1 ELSE 0 END) AS w_knights,
-    SUM(CASE WHEN color = 'b' AND piece = 'N' THEN 1 ELSE 0 END) AS b_knights,
-    SUM(CASE WHEN color = 'w' AND piece = 'B' THEN 1 ELSE 0 END) AS w_bishops,
-    SUM(CASE WHEN color = 'b' AND piece = 'B' THEN 1 ELSE 0 END) AS b_bishops,
-    SUM(CASE WHEN color = 'w' AND piece NOT IN ('K', 'Q') THEN 1 ELSE 0 END) AS w_minor_or_more,
-    SUM(CASE WHEN color = 'b' AND piece NOT IN ('K', 'Q') THEN 1 ELSE 0 END) AS b_minor_or_more,
-    SUM(CASE WHEN piece IN ('P', 'N') THEN 1 ELSE 0 END) AS pawns_knights,
-    SUM(CASE WHEN piece = 'B' AND (square / 8 + square % 8) % 2 = 0 THEN 1 ELSE 0 END) AS dark_bishops,
-    SUM(CASE WHEN piece = 'B' AND (square / 8 + square % 8) % 2 = 1 THEN 1 ELSE 0 END) AS light_bishops
+    -- pieces by code (rule `role_code`): P 0, N 1, B 2, R 3, Q 4, K 5
+    SUM(CASE WHEN white AND piece_code IN (0, 3, 4) THEN 1 ELSE 0 END) AS w_heavy,
+    SUM(CASE WHEN NOT white AND piece_code IN (0, 3, 4) THEN 1 ELSE 0 END) AS b_heavy,
+    SUM(CASE WHEN white THEN 1 ELSE 0 END) AS w_count,
+    SUM(CASE WHEN NOT white THEN 1 ELSE 0 END) AS b_count,
+    SUM(CASE WHEN white AND piece_code = 1 THEN 1 ELSE 0 END) AS w_knights,
+    SUM(CASE WHEN NOT white AND piece_code = 1 THEN 1 ELSE 0 END) AS b_knights,
+    SUM(CASE WHEN white AND piece_code = 2 THEN 1 ELSE 0 END) AS w_bishops,
+    SUM(CASE WHEN NOT white AND piece_code = 2 THEN 1 ELSE 0 END) AS b_bishops,
+    SUM(CASE WHEN white AND piece_code < 4 THEN 1 ELSE 0 END) AS w_minor_or_more,
+    SUM(CASE WHEN NOT white AND piece_code < 4 THEN 1 ELSE 0 END) AS b_minor_or_more,
+    SUM(CASE WHEN piece_code IN (0, 1) THEN 1 ELSE 0 END) AS pawns_knights,
+    SUM(CASE WHEN piece_code = 2 AND (square / 8 + square % 8) % 2 = 0 THEN 1 ELSE 0 END) AS dark_bishops,
+    SUM(CASE WHEN piece_code = 2 AND (square / 8 + square % 8) % 2 = 1 THEN 1 ELSE 0 END) AS light_bishops
   FROM pieces GROUP BY position_id
 )
 SELECT pos.position_id,

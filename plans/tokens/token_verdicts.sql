@@ -7,9 +7,9 @@ owned AS (
   SELECT DISTINCT t.position_id
   FROM tokens t
   JOIN positions pos ON pos.position_id = t.position_id
-  JOIN pieces p ON p.position_id = t.position_id AND (p.color = 'w') = pos.white_to_move
+  JOIN pieces p ON p.position_id = t.position_id AND p.white = pos.white_to_move
   WHERE t.kind IN ('piece', 'pawn', 'square')
-    AND (t.kind = 'square' OR p.piece = t.piece)
+    AND (t.kind = 'square' OR p.piece_code = {{role_code(t.piece)}})
     AND p.square % 8 = COALESCE(t.from_file, CASE WHEN t.kind = 'pawn' THEN t.to_sq % 8 END, p.square % 8)
     AND (t.from_rank IS NULL OR p.square / 8 = t.from_rank)
 )

@@ -15,6 +15,10 @@ pub const FRAGMENTS: &[(&str, &str)] = &[
         include_str!("../../plans/rules/role_letter.sql"),
     ),
     (
+        "color_letter",
+        include_str!("../../plans/rules/color_letter.sql"),
+    ),
+    (
         "line_pieces",
         include_str!("../../plans/rules/line_pieces.sql"),
     ),

@@ -261,7 +261,7 @@ mod tests {
                     missing.contains(&"white_to_move".to_string()),
                     "{missing:?}"
                 );
-                assert_eq!(extra, ["square", "color", "piece"]);
+                assert_eq!(extra, ["square", "white", "piece_code"]);
             }
             other => panic!("not refused: {other:?}"),
         }

@@ -9,7 +9,8 @@
 //!
 //! `pieces` — one row per piece (FEN field 1; seed DEMO_CHESS_POS):
 //! `position_id: UInt64, square: Int32 (0..63, a1 = 0, square = rank * 8 + file),
-//! color: Utf8 ('w' | 'b'), piece: Utf8 ('K' | 'Q' | 'R' | 'B' | 'N' | 'P')`.
+//! white: Boolean (a White piece), piece_code: Int32 (rule `role_code`: P 0, N 1, B 2, R 3,
+//! Q 4, K 5)`. The seed's rows hold the letters; the stages write them only at the edges.
 //!
 //! `chosen_moves` — moves to apply (the columns of the `legal_moves` stage, its pieces as
 //! integer codes, then `child_id: UInt64` (id of the resulting position) and `is_null:
@@ -80,8 +81,8 @@ pub fn pieces_schema() -> SchemaRef {
     schema(&[
         ("position_id", UInt64),
         ("square", Int32),
-        ("color", Utf8),
-        ("piece", Utf8),
+        ("white", Boolean),
+        ("piece_code", Int32),
     ])
 }
 
@@ -190,7 +191,6 @@ pub fn nodes_to_batches(
         .map(|c| column::<UInt64Array>(nodes, c))
         .collect::<Result<_>>()?;
     let mut pieces = PieceColumns::with_capacity(n * 32);
-    const ROLES: [&str; 6] = ["P", "N", "B", "R", "Q", "K"];
     for i in 0..n {
         let white = sets[0].value(i);
         let mut occupied = white | sets[1].value(i);
@@ -201,12 +201,7 @@ pub fn nodes_to_batches(
             let Some(role) = (0..6).find(|r| sets[2 + r].value(i) & bit != 0) else {
                 continue;
             };
-            pieces.push(
-                i as u64,
-                sq as i32,
-                if white & bit != 0 { "w" } else { "b" },
-                ROLES[role],
-            );
+            pieces.push(i as u64, sq as i32, white & bit != 0, role as i32);
         }
     }
     let chess: BooleanArray = roots.iter().map(|r| r.map(&chess960)).collect();
@@ -492,23 +487,12 @@ fn color_str(c: Color) -> &'static str {
     }
 }
 
-fn role_str(r: Role) -> &'static str {
-    match r {
-        Role::Pawn => "P",
-        Role::Knight => "N",
-        Role::Bishop => "B",
-        Role::Rook => "R",
-        Role::Queen => "Q",
-        Role::King => "K",
-    }
-}
-
 /// The columns of a `pieces` batch, row by row.
 struct PieceColumns {
     id: UInt64Builder,
     square: Int32Builder,
-    color: StringBuilder,
-    piece: StringBuilder,
+    white: BooleanBuilder,
+    piece_code: Int32Builder,
 }
 
 impl PieceColumns {
@@ -516,16 +500,17 @@ impl PieceColumns {
         PieceColumns {
             id: UInt64Builder::with_capacity(rows),
             square: Int32Builder::with_capacity(rows),
-            color: StringBuilder::with_capacity(rows, rows),
-            piece: StringBuilder::with_capacity(rows, rows),
+            white: BooleanBuilder::with_capacity(rows),
+            piece_code: Int32Builder::with_capacity(rows),
         }
     }
 
-    fn push(&mut self, position_id: u64, square: i32, color: &str, piece: &str) {
+    /// A piece: its position, square, whether it is White's and its code (rule `role_code`).
+    fn push(&mut self, position_id: u64, square: i32, white: bool, piece_code: i32) {
         self.id.append_value(position_id);
         self.square.append_value(square);
-        self.color.append_value(color);
-        self.piece.append_value(piece);
+        self.white.append_value(white);
+        self.piece_code.append_value(piece_code);
     }
 
     fn finish(mut self) -> Result<RecordBatch> {
@@ -534,8 +519,8 @@ impl PieceColumns {
             vec![
                 Arc::new(self.id.finish()) as ArrayRef,
                 Arc::new(self.square.finish()),
-                Arc::new(self.color.finish()),
-                Arc::new(self.piece.finish()),
+                Arc::new(self.white.finish()),
+                Arc::new(self.piece_code.finish()),
             ],
         )?)
     }
@@ -550,8 +535,8 @@ pub fn setups_to_batches(setups: &[(u64, &Setup)]) -> Result<(RecordBatch, Recor
                 pieces.push(
                     *pid,
                     sq as i32,
-                    color_str(piece.color),
-                    role_str(piece.role),
+                    piece.color == Color::White,
+                    piece.role.code(),
                 );
             }
         }
@@ -629,32 +614,24 @@ pub fn batches_to_setups(
     for b in pieces {
         let id: &UInt64Array = column(b, "position_id")?;
         let sq: &Int32Array = column(b, "square")?;
-        let color: &StringArray = column(b, "color")?;
-        let piece: &StringArray = column(b, "piece")?;
+        let white: &BooleanArray = column(b, "white")?;
+        let code: &Int32Array = column(b, "piece_code")?;
         for i in 0..b.num_rows() {
             let (Some(s), Some(role)) = (
                 out.get_mut(&id.value(i)),
-                piece.value(i).chars().next().and_then(Role::from_char),
+                usize::try_from(code.value(i))
+                    .ok()
+                    .and_then(|c| Role::ALL.get(c).copied()),
             ) else {
                 continue;
             };
-            let c = color_of(color.value(i));
+            let color = Color::of_white(white.value(i));
             if let Some(cell) = s.board.get_mut(sq.value(i) as usize) {
-                *cell = Some(Piece { color: c, role });
+                *cell = Some(Piece { color, role });
             }
         }
     }
     Ok(out)
-}
-
-/// The colour of a `color` value of the stage tables (`'w'` / `'b'`, all the stages write;
-/// anything but `b` reads as White).
-pub(crate) fn color_of(letter: &str) -> Color {
-    if letter == "b" {
-        Color::Black
-    } else {
-        Color::White
-    }
 }
 
 /// Reads `replay_states` batches back into setups, keyed by position_id.

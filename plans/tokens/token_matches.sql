@@ -7,26 +7,28 @@
 -- that square, castling written as the king taking its own rook ('e1h1') or, in standard
 -- chess only, as the king's move ('e1g1'; in Chess960 a king may castle onto a square it can
 -- also step to, and python-chess `parse_san` has no 'e1g1' castling there); the target and
--- the promotion piece (or none) must agree. The token's letters are compared as codes (rule
--- `role_code`; `legal_moves` has no letters).
+-- the promotion piece (or none) must agree. Tokens and moves name pieces by code (rule
+-- `role_code`); the kind of token is told by its columns (`tables::TOKEN_FIELDS`).
 -- Columns: the columns of legal_moves.
 SELECT l.*
 FROM positions pos
 JOIN tokens t ON t.position_id = pos.position_id
 JOIN legal_moves l ON l.position_id = t.position_id
-WHERE COALESCE(l.promotion_code, -1) = CASE WHEN t.promotion IS NULL THEN -1 ELSE {{role_code(t.promotion)}} END
-  AND CASE t.kind
-        WHEN 'castle' THEN l.is_castling AND (l.to_sq % 8 = 2) = t.castle_long
-        WHEN 'square' THEN l.from_sq = t.from_file + 8 * t.from_rank
+WHERE COALESCE(l.promotion_code, -1) = COALESCE(t.promotion_code, -1)
+  AND CASE
+        -- castling: O-O, O-O-O
+        WHEN t.castle_long IS NOT NULL THEN l.is_castling AND (l.to_sq % 8 = 2) = t.castle_long
+        -- the full origin square, no piece (UCI, long algebraic); a null move matches nothing
+        WHEN t.piece_code IS NULL THEN l.from_sq = t.from_file + 8 * t.from_rank
                            AND CASE WHEN l.is_castling
                                     THEN l.rook_from = t.to_sq OR (NOT pos.chess960 AND l.to_sq = t.to_sq)
                                     ELSE l.to_sq = t.to_sq END
-        -- a king move token is never castling, even onto castling's target (Kg1, Ke1g1)
-        WHEN 'piece' THEN l.piece_code = {{role_code(t.piece)}} AND l.to_sq = t.to_sq AND NOT l.is_castling
-                          AND (t.from_file IS NULL OR l.from_sq % 8 = t.from_file)
-                          AND (t.from_rank IS NULL OR l.from_sq / 8 = t.from_rank)
-        WHEN 'pawn' THEN l.piece_code = 0 AND l.to_sq = t.to_sq
+        -- a pawn's SAN
+        WHEN t.piece_code = 0 THEN l.piece_code = 0 AND l.to_sq = t.to_sq
                          AND l.from_sq % 8 = COALESCE(t.from_file, t.to_sq % 8)
                          AND (t.from_rank IS NULL OR l.from_sq / 8 = t.from_rank)
-        ELSE false
+        -- a piece's SAN; a king move token is never castling, even onto castling's target (Kg1, Ke1g1)
+        ELSE l.piece_code = t.piece_code AND l.to_sq = t.to_sq AND NOT l.is_castling
+             AND (t.from_file IS NULL OR l.from_sq % 8 = t.from_file)
+             AND (t.from_rank IS NULL OR l.from_sq / 8 = t.from_rank)
       END

@@ -13,4 +13,5 @@ SELECT t.position_id, CAST(-1 AS INT) AS move_code, CAST(NULL AS INT) AS piece_c
        CAST(NULL AS INT) AS cap_sq, CAST(NULL AS INT) AS rook_from, CAST(NULL AS INT) AS rook_to,
        t.position_id AS child_id, true AS is_null
 FROM tokens t
-WHERE t.kind = 'null'
+-- a null move: a token with none of the columns of `tables::TOKEN_FIELDS`
+WHERE t.to_sq IS NULL AND t.castle_long IS NULL

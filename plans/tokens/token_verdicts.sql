@@ -8,9 +8,10 @@ owned AS (
   FROM tokens t
   JOIN positions pos ON pos.position_id = t.position_id
   JOIN pieces p ON p.position_id = t.position_id AND p.white = pos.white_to_move
-  WHERE t.kind IN ('piece', 'pawn', 'square')
-    AND (t.kind = 'square' OR p.piece_code = {{role_code(t.piece)}})
-    AND p.square % 8 = COALESCE(t.from_file, CASE WHEN t.kind = 'pawn' THEN t.to_sq % 8 END, p.square % 8)
+  -- a token with a target (not castling, not a null move); a piece when it names one
+  WHERE t.to_sq IS NOT NULL
+    AND (t.piece_code IS NULL OR p.piece_code = t.piece_code)
+    AND p.square % 8 = COALESCE(t.from_file, CASE WHEN t.piece_code = 0 THEN t.to_sq % 8 END, p.square % 8)
     AND (t.from_rank IS NULL OR p.square / 8 = t.from_rank)
 )
 SELECT t.position_id, COALESCE(n.n_matches, 0) AS n_matches, o.position_id IS NOT NULL AS has_piece

@@ -16,10 +16,8 @@
 //! integer codes, then `child_id: UInt64` (id of the resulting position) and `is_null:
 //! Boolean`).
 //!
-//! `tokens` — one move token per position, lexed (see [`crate::chess::san`]):
-//! `position_id: UInt64, kind: Utf8 ('piece' | 'pawn' | 'square' | 'castle' | 'null'),
-//! piece: Utf8, from_file: Int32, from_rank: Int32, to_sq: Int32, promotion: Utf8,
-//! castle_long: Boolean` (all but position_id and kind nullable).
+//! `tokens` — one move token per position, lexed (see [`crate::chess::san`]), coded:
+//! `position_id: UInt64`, then the token's columns [`TOKEN_FIELDS`] (all nullable).
 //!
 //! `perft_nodes` — the nodes of a perft level being expanded or counted: `position_id, root_id,
 //! multiplicity: UInt64`. `perft_bucket` — one bucket of a perft level's nodes before
@@ -40,7 +38,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{
     Array, ArrayRef, BooleanArray, BooleanBuilder, Int32Array, Int32Builder, Int64Array,
-    RecordBatch, StringArray, StringBuilder, UInt64Array, UInt64Builder,
+    RecordBatch, StringArray, UInt64Array, UInt64Builder,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
@@ -110,19 +108,29 @@ pub fn chosen_moves_schema() -> SchemaRef {
     ])
 }
 
-/// Schema of `tokens`.
+/// A lexed move token's columns, in `tokens` and `replay_tokens`: `piece_code: Int32` (the
+/// piece it names, rule `role_code`: P 0, N 1, B 2, R 3, Q 4, K 5; a pawn's SAN is piece
+/// code 0), `from_file, from_rank: Int32` (the origin's file and rank it names, 0-based, or
+/// NULL), `to_sq: Int32` (its target), `promotion_code: Int32` (the promotion piece's code,
+/// or NULL), `castle_long: Boolean` (castling: O-O-O true, O-O false; NULL otherwise). The
+/// kinds of token (see [`crate::chess::san::SanToken`]): castling has `castle_long` and
+/// nothing else; SAN has a piece code and a target; a token giving its full origin square
+/// (UCI, long algebraic) has `from_file`, `from_rank` and a target and no piece code; a null
+/// move (`--`, `Z0`) has none of the columns.
+pub const TOKEN_FIELDS: [(&str, DataType); 6] = [
+    ("piece_code", DataType::Int32),
+    ("from_file", DataType::Int32),
+    ("from_rank", DataType::Int32),
+    ("to_sq", DataType::Int32),
+    ("promotion_code", DataType::Int32),
+    ("castle_long", DataType::Boolean),
+];
+
+/// Schema of `tokens`: `position_id: UInt64`, then [`TOKEN_FIELDS`].
 pub fn tokens_schema() -> SchemaRef {
-    use DataType::*;
-    schema(&[
-        ("position_id", UInt64),
-        ("kind", Utf8),
-        ("piece", Utf8),
-        ("from_file", Int32),
-        ("from_rank", Int32),
-        ("to_sq", Int32),
-        ("promotion", Utf8),
-        ("castle_long", Boolean),
-    ])
+    let mut fields = vec![("position_id", DataType::UInt64)];
+    fields.extend(TOKEN_FIELDS.iter().cloned());
+    schema(&fields)
 }
 
 /// Schema of `perft_nodes`: `position_id: UInt64, root_id: UInt64, multiplicity: UInt64`
@@ -246,27 +254,15 @@ pub fn replay_states_schema() -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-/// Schema of `replay_tokens`: the columns of `replay_states`, then the token, coded:
-/// `piece_code: Int32` (the piece it names, rule `role_code`: P 0, N 1, B 2, R 3, Q 4, K 5;
-/// NULL for a token giving its origin square and for castling), `from_file, from_rank,
-/// to_sq: Int32` (as in `tokens`), `promotion_code: Int32` (the promotion piece's code, or
-/// NULL), `castle_long: Boolean` (NULL unless castling). A pawn's SAN is the token with
-/// piece code 0; a token giving its origin square has both `from_file` and `from_rank` and no
-/// piece code.
+/// Schema of `replay_tokens`: the columns of `replay_states`, then the token's columns
+/// [`TOKEN_FIELDS`].
 pub fn replay_tokens_schema() -> SchemaRef {
     let mut fields: Vec<Field> = replay_states_schema()
         .fields()
         .iter()
         .map(|f| f.as_ref().clone())
         .collect();
-    for (name, data_type) in [
-        ("piece_code", DataType::Int32),
-        ("from_file", DataType::Int32),
-        ("from_rank", DataType::Int32),
-        ("to_sq", DataType::Int32),
-        ("promotion_code", DataType::Int32),
-        ("castle_long", DataType::Boolean),
-    ] {
+    for (name, data_type) in TOKEN_FIELDS {
         fields.push(Field::new(name, data_type, true));
     }
     Arc::new(Schema::new(fields))
@@ -310,13 +306,13 @@ pub fn replay_tokens_batch(
             .map(|c| take(c, &state_rows, None))
             .collect::<std::result::Result<Vec<_>, _>>()?
     };
-    columns.extend(replay_token_columns(tokens));
+    columns.extend(token_columns(tokens));
     Ok(RecordBatch::try_new(replay_tokens_schema(), columns)?)
 }
 
-/// The token columns of `replay_tokens` (see [`replay_tokens_schema`]); a null move's are
-/// all NULL (replay gives it no rows).
-fn replay_token_columns(tokens: &[(u64, &SanToken)]) -> Vec<ArrayRef> {
+/// The columns [`TOKEN_FIELDS`] of the tokens, in their order (replay gives a null move,
+/// whose columns are all NULL, no rows).
+fn token_columns(tokens: &[(u64, &SanToken)]) -> Vec<ArrayRef> {
     let mut piece = Int32Builder::with_capacity(tokens.len());
     let mut ff = Int32Builder::with_capacity(tokens.len());
     let mut fr = Int32Builder::with_capacity(tokens.len());
@@ -324,7 +320,7 @@ fn replay_token_columns(tokens: &[(u64, &SanToken)]) -> Vec<ArrayRef> {
     let mut promo = Int32Builder::with_capacity(tokens.len());
     let mut long = BooleanBuilder::with_capacity(tokens.len());
     for (_, t) in tokens {
-        let (_, p, f, r, sq, pr, l) = token_cells(t);
+        let (p, f, r, sq, pr, l) = token_cells(t);
         piece.append_option(p.map(Role::code));
         ff.append_option(f.map(i32::from));
         fr.append_option(r.map(i32::from));
@@ -736,10 +732,9 @@ fn position_rows(b: &RecordBatch) -> Result<Vec<Setup>> {
     Ok((0..b.num_rows()).map(|i| c.setup(i)).collect())
 }
 
-/// One token's cells of `tokens`: kind, piece, from_file, from_rank, to_sq, promotion,
-/// castle_long.
-type TokenColumns = (
-    &'static str,
+/// One token's cells (the columns [`TOKEN_FIELDS`]): piece, from_file, from_rank, to_sq,
+/// promotion, castle_long.
+type TokenCells = (
     Option<Role>,
     Option<u8>,
     Option<u8>,
@@ -748,8 +743,8 @@ type TokenColumns = (
     Option<bool>,
 );
 
-/// A token's cells (see [`TokenColumns`]; [`tokens_to_batch`] for the kinds).
-fn token_cells(token: &SanToken) -> TokenColumns {
+/// A token's cells (see [`TOKEN_FIELDS`] for the kinds).
+fn token_cells(token: &SanToken) -> TokenCells {
     match *token {
         SanToken::Normal {
             role,
@@ -758,25 +753,13 @@ fn token_cells(token: &SanToken) -> TokenColumns {
             to,
             promotion,
             ..
-        } => {
-            let kind = if role == Role::Pawn { "pawn" } else { "piece" };
-            (
-                kind,
-                Some(role),
-                from_file,
-                from_rank,
-                Some(to),
-                promotion,
-                None,
-            )
-        }
+        } => (Some(role), from_file, from_rank, Some(to), promotion, None),
         SanToken::FromTo {
             from,
             to,
             promotion,
             ..
         } => (
-            "square",
             None,
             Some(from % 8),
             Some(from / 8),
@@ -784,55 +767,17 @@ fn token_cells(token: &SanToken) -> TokenColumns {
             promotion,
             None,
         ),
-        SanToken::Castle { long } => ("castle", None, None, None, None, None, Some(long)),
-        SanToken::Null => ("null", None, None, None, None, None, None),
+        SanToken::Castle { long } => (None, None, None, None, None, Some(long)),
+        SanToken::Null => (None, None, None, None, None, None),
     }
 }
 
-/// Appends a one-letter string (or NULL) without allocating one.
-fn append_char(builder: &mut StringBuilder, c: Option<char>) {
-    match c {
-        Some(c) => builder.append_value(c.encode_utf8(&mut [0; 4])),
-        None => builder.append_null(),
-    }
-}
-
-/// Builds the `tokens` batch: one lexed move token per position. Kinds: `piece` (SAN with a
-/// piece letter), `pawn` (SAN pawn move), `square` (full origin square without piece letter:
-/// UCI and long algebraic), `castle`, `null`.
+/// Builds the `tokens` batch: one lexed move token per position ([`tokens_schema`]).
 pub fn tokens_to_batch(tokens: &[(u64, &SanToken)]) -> Result<RecordBatch> {
-    let mut id = UInt64Builder::new();
-    let mut kind = StringBuilder::new();
-    let mut piece = StringBuilder::new();
-    let mut ff = Int32Builder::new();
-    let mut fr = Int32Builder::new();
-    let mut to = Int32Builder::new();
-    let mut promo = StringBuilder::new();
-    let mut long = BooleanBuilder::new();
-    for (pid, t) in tokens {
-        id.append_value(*pid);
-        let (k, p, f, r, sq, pr, l) = token_cells(t);
-        kind.append_value(k);
-        append_char(&mut piece, p.map(Role::char));
-        ff.append_option(f.map(i32::from));
-        fr.append_option(r.map(i32::from));
-        to.append_option(sq.map(i32::from));
-        append_char(&mut promo, pr.map(Role::char));
-        long.append_option(l);
-    }
-    Ok(RecordBatch::try_new(
-        tokens_schema(),
-        vec![
-            Arc::new(id.finish()) as ArrayRef,
-            Arc::new(kind.finish()),
-            Arc::new(piece.finish()),
-            Arc::new(ff.finish()),
-            Arc::new(fr.finish()),
-            Arc::new(to.finish()),
-            Arc::new(promo.finish()),
-            Arc::new(long.finish()),
-        ],
-    )?)
+    let ids: ArrayRef = Arc::new(tokens.iter().map(|(id, _)| *id).collect::<UInt64Array>());
+    let mut columns = vec![ids];
+    columns.extend(token_columns(tokens));
+    Ok(RecordBatch::try_new(tokens_schema(), columns)?)
 }
 
 /// Keeps the rows whose `position_id` satisfies `keep`. Errors: [`Error::Schema`] if a

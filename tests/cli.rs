@@ -908,7 +908,7 @@ fn validate_profile_prints_the_stage_table() {
         header,
         [
             "stage", "runs", "rows", "plan", "ms", "exec", "ms", "compute", "ms", "static", "ms",
-            "share", "peak", "mem"
+            "share", "peak", "mem", "fused"
         ]
     );
     let total = lines

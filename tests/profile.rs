@@ -10,15 +10,14 @@ use sqlchess::{Engine, PipelineConfig};
 
 use crate::common::scratch;
 
-/// Stages `Engine::legal_moves` runs, all of which produce rows on the default positions.
+/// Stages `Engine::legal_moves` runs, all of which produce rows on the default positions
+/// (`castling` and `king_lines` run inside `legal_moves` and `move_checks`: `stages::FUSED`).
 const FIDE_STAGES: &[&str] = &[
     "placed",
     "boards",
     "pseudo_moves",
     "threats",
-    "castling",
     "legal_moves",
-    "king_lines",
     "move_checks",
     "checking_moves",
     "reply_counts",
@@ -102,15 +101,42 @@ async fn profile_fide_default_positions() {
     // legal_move_count) plus the 3,783 legal replies to their checking moves (python-chess:
     // tests/data/oracle_positions.csv checking_moves_uci, one ply on)
     assert_eq!(legal.rows, 32_869);
+    // the fused stages are named beside their readers, in the rows and in the table
+    let fused: Vec<(&str, Vec<String>)> = report
+        .rows
+        .iter()
+        .filter(|r| !r.fused.is_empty())
+        .map(|r| (r.stage.as_str(), r.fused.clone()))
+        .collect();
+    assert_eq!(
+        fused,
+        [
+            ("legal_moves", vec!["castling".to_string()]),
+            ("move_checks", vec!["king_lines".to_string()])
+        ]
+    );
+    let table = report.to_table();
+    let line = |st: &str| -> &str {
+        let found = table.lines().find(|l| l.starts_with(&format!("{st} ")));
+        found.unwrap_or_else(|| panic!("no row for {st}:\n{table}"))
+    };
+    assert!(line("legal_moves").ends_with(" +castling"), "{table}");
+    assert!(line("move_checks").ends_with(" +king_lines"), "{table}");
+    assert!(!line("san").contains('+'), "{table}");
     let dir = scratch("profile");
     let path = dir.join("fide.json");
     report.write_json(&path).expect("json");
     let text = std::fs::read_to_string(&path).expect("read json");
     assert_eq!(text.lines().count(), FIDE_STAGES.len());
     for (line, st) in text.lines().zip(FIDE_STAGES) {
+        let fused = match *st {
+            "legal_moves" => "castling",
+            "move_checks" => "king_lines",
+            _ => "",
+        };
         assert!(
             line.starts_with(&format!(
-                "{{\"pipeline\":\"fide\",\"stage\":\"{st}\",\"runs\":"
+                "{{\"pipeline\":\"fide\",\"stage\":\"{st}\",\"fused\":\"{fused}\",\"runs\":"
             )),
             "{line}"
         );
@@ -209,7 +235,8 @@ async fn metrics_are_per_run() {
     // run_legal leaves every LEGAL table as its last run made it (legal_moves restores some)
     engine.load(&setups[..100]).await.expect("load");
     engine.run_legal().await.expect("run_legal");
-    for st in sqlchess::stages::LEGAL.stages {
+    let tables = sqlchess::stages::LEGAL.stages.iter();
+    for st in tables.filter(|s| !sqlchess::stages::FUSED.contains(s)) {
         let rows: usize = p
             .table(*st)
             .await

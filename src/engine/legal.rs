@@ -40,7 +40,7 @@ impl Engine {
     pub async fn legal_moves_loaded(&self) -> Result<Vec<RecordBatch>> {
         let p = self.pipeline();
         p.run_all(LEGAL).await?;
-        p.run_stages(&[Stage::KingLines, Stage::MoveChecks]).await?;
+        p.run(Stage::MoveChecks).await?;
         let mut saved: Vec<(Table, Vec<RecordBatch>)> = vec![];
         let kept: [Table; 4] = [
             InputTable::Positions.into(),
@@ -51,19 +51,11 @@ impl Engine {
         for table in kept {
             saved.push((table, p.table(table).await?));
         }
-        // replies to the checking moves: none = checkmate. The side to move is in check
-        // after each of them, so it cannot castle (FIDE art. 3.8.2.2): `castling` is left empty
+        // replies to the checking moves: none = checkmate
         let checking = p.run(Stage::CheckingMoves).await?;
         p.set_table(InputTable::ChosenMoves, checking).await?;
         self.advance().await?;
-        p.set_table(Stage::Castling, vec![]).await?;
-        let replies: Vec<Stage> = LEGAL
-            .stages
-            .iter()
-            .copied()
-            .filter(|s| *s != Stage::Castling)
-            .collect();
-        p.run_stages(&replies).await?;
+        p.run_all(LEGAL).await?;
         p.run(Stage::ReplyCounts).await?;
         for (table, batches) in saved {
             p.set_table(table, batches).await?;

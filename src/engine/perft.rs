@@ -127,7 +127,6 @@ const CHUNK_TABLES: &[Table] = &[
     Table::Stage(Stage::Boards),
     Table::Stage(Stage::PseudoMoves),
     Table::Stage(Stage::Threats),
-    Table::Stage(Stage::Castling),
     Table::Stage(Stage::LegalMoves),
     Table::Stage(Stage::PerftMoves),
     Table::Stage(Stage::PerftChildren),

@@ -366,7 +366,7 @@ fn tooltip(pipeline: PipelineKind, r: &ProfileRow) -> String {
     format!(
         "{}{}: {} runs, {} rows; execution {:.1} ms ({:.1}%), planning {:.1} ms, compute \
          {:.1} ms, static joins {:.1} ms, peak memory {}",
-        r.stage,
+        r.named(),
         sql_file(pipeline, &r.stage).map_or_else(String::new, |f| format!(" ({f})")),
         thousands(r.runs),
         thousands(r.rows),

@@ -21,6 +21,9 @@ use super::PipelineKind;
 pub struct ProfileRow {
     /// Stage name (a file of `plans/` or `plans/seed/`).
     pub stage: String,
+    /// The stages fused into it, run inside its plan: its figures include their work
+    /// ([`StageProfile::fused`]).
+    pub fused: Vec<String>,
     /// How many times it ran.
     pub runs: u64,
     /// Output rows, summed over runs.
@@ -38,6 +41,16 @@ pub struct ProfileRow {
     pub share: f64,
     /// Largest summed operator peak memory of a run, in bytes, where DataFusion reports it.
     pub peak_memory: Option<u64>,
+}
+
+impl ProfileRow {
+    /// The stage's name with the stages fused into it after `+` (`legal_moves+castling`).
+    pub fn named(&self) -> String {
+        std::iter::once(self.stage.as_str())
+            .chain(self.fused.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join("+")
+    }
 }
 
 /// A profile: the pipeline, what ran, and one row per stage that ran (in stage order).
@@ -67,6 +80,7 @@ impl ProfileReport {
             .iter()
             .map(|(name, p)| ProfileRow {
                 stage: name.clone(),
+                fused: p.fused.iter().map(|f| f.to_string()).collect(),
                 runs: p.runs,
                 rows: p.rows,
                 planning: p.planning,
@@ -122,13 +136,14 @@ impl ProfileReport {
     }
 
     /// The rows as a text table (stage, runs, rows, plan ms, exec ms, compute ms, static
-    /// ms, share, peak memory), a total line and a line with planning, execution and wall times.
+    /// ms, share, peak memory, and the stages fused into it after `+`), a total line and a
+    /// line with planning, execution and wall times.
     pub fn to_table(&self) -> String {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{:<18} {:>5} {:>11} {:>9} {:>10} {:>11} {:>9} {:>6} {:>10}",
+            "{:<18} {:>5} {:>11} {:>9} {:>10} {:>11} {:>9} {:>6} {:>10}  fused",
             "stage",
             "runs",
             "rows",
@@ -140,9 +155,9 @@ impl ProfileReport {
             "peak mem"
         );
         for r in &self.rows {
-            let _ = writeln!(
-                s,
-                "{:<18} {:>5} {:>11} {:>9.1} {:>10.1} {:>11.1} {:>9.1} {:>5.1}% {:>10}",
+            let fused: String = r.fused.iter().map(|f| format!("+{f}")).collect();
+            let line = format!(
+                "{:<18} {:>5} {:>11} {:>9.1} {:>10.1} {:>11.1} {:>9.1} {:>5.1}% {:>10}  {fused}",
                 r.stage,
                 r.runs,
                 r.rows,
@@ -153,6 +168,7 @@ impl ProfileReport {
                 r.share,
                 r.peak_memory.map_or_else(|| "-".to_string(), format_bytes)
             );
+            let _ = writeln!(s, "{}", line.trim_end());
         }
         let _ = writeln!(
             s,
@@ -181,14 +197,16 @@ impl ProfileReport {
         s
     }
 
-    /// Schema of [`ProfileReport::to_batch`]: `pipeline`, `stage` Utf8, `runs`, `rows`
-    /// UInt64, `planning_ms`, `execution_ms`, `compute_ms`, `static_join_ms`, `share_pct`
-    /// Float64, `peak_memory_bytes` UInt64 (nullable).
+    /// Schema of [`ProfileReport::to_batch`]: `pipeline`, `stage`, `fused` Utf8 (the
+    /// stages fused into it, comma-separated; empty if none), `runs`, `rows` UInt64,
+    /// `planning_ms`, `execution_ms`, `compute_ms`, `static_join_ms`, `share_pct` Float64,
+    /// `peak_memory_bytes` UInt64 (nullable).
     pub fn schema() -> SchemaRef {
         let f = |n: &str, t: DataType| Field::new(n, t, false);
         Arc::new(Schema::new(vec![
             f("pipeline", DataType::Utf8),
             f("stage", DataType::Utf8),
+            f("fused", DataType::Utf8),
             f("runs", DataType::UInt64),
             f("rows", DataType::UInt64),
             f("planning_ms", DataType::Float64),
@@ -218,6 +236,9 @@ impl ProfileReport {
                 )),
                 Arc::new(StringArray::from_iter_values(
                     r.iter().map(|x| x.stage.as_str()),
+                )),
+                Arc::new(StringArray::from_iter_values(
+                    r.iter().map(|x| x.fused.join(",")),
                 )),
                 Arc::new(UInt64Array::from_iter_values(r.iter().map(|x| x.runs))),
                 Arc::new(UInt64Array::from_iter_values(r.iter().map(|x| x.rows))),

@@ -31,6 +31,9 @@ pub struct StageProfile {
     /// peak-memory metrics: hash join build sides, hash aggregates, …), in bytes; `None`
     /// if no operator of the stage reports one.
     pub peak_memory: Option<u64>,
+    /// The stages fused into this one ([`super::StageKind::View`]): their work is in these
+    /// figures, as they run inside its plan.
+    pub fused: Vec<&'static str>,
 }
 
 impl StageProfile {

@@ -90,7 +90,9 @@ impl Default for PipelineConfig {
 pub enum StageKind {
     /// An in-memory table of the stage's name, filled when the stage runs.
     Table,
-    /// A view: DataFusion inlines its plan into the stages that read it; it has no run.
+    /// A view: DataFusion inlines its plan into the stages that read it (the stage is fused
+    /// into its reader: one run, no table between them). [`Session::run`] runs it on its own
+    /// only when asked by name, and keeps no table of it.
     View,
     /// A final query: planned and optimised, not registered; run with
     /// [`Session::run_query`] (e.g. with bound parameters).
@@ -135,10 +137,12 @@ pub struct Session {
     base: Vec<&'static str>,
     /// Stage names in the spec's order.
     order: Vec<&'static str>,
-    /// Plans of the table and query stages, optimised on first use.
+    /// Plans of the stages, optimised on first use.
     plans: HashMap<&'static str, LazyPlan>,
-    /// The tables each stage's SQL names (its logical plan's table scans, before views are
-    /// inlined).
+    /// The view stages' names ([`StageKind::View`]).
+    views: HashSet<&'static str>,
+    /// The tables each stage's SQL reads: its logical plan's table scans (a view's among them,
+    /// inlined) and the views it names.
     reads: HashMap<&'static str, Vec<String>>,
     /// Physical plans created on a stage's first run, re-executed on later runs.
     physical: Mutex<HashMap<&'static str, Arc<dyn ExecutionPlan>>>,
@@ -204,25 +208,29 @@ impl Session {
         }
         for st in &spec.stages {
             let df = s.ctx.sql(st.sql).await.map_err(plan_error(st.name))?;
-            s.reads.insert(st.name, table_scans(df.logical_plan()));
+            let mut reads = table_scans(df.logical_plan());
+            reads.extend(s.views_named(st.sql)?);
+            reads.sort();
+            reads.dedup();
+            s.reads.insert(st.name, reads);
+            s.plans.insert(
+                st.name,
+                LazyPlan {
+                    raw: df.logical_plan().clone(),
+                    optimized: OnceLock::new(),
+                },
+            );
             match st.kind {
                 StageKind::View => {
+                    s.views.insert(st.name);
                     s.ctx.register_table(st.name, df.into_view())?;
                 }
-                StageKind::Table | StageKind::Query => {
-                    // the optimiser keeps a plan's schema: the table is registered with it now
-                    if st.kind == StageKind::Table {
-                        let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
-                        s.register(st.name, schema, false)?;
-                    }
-                    s.plans.insert(
-                        st.name,
-                        LazyPlan {
-                            raw: df.logical_plan().clone(),
-                            optimized: OnceLock::new(),
-                        },
-                    );
+                // the optimiser keeps a plan's schema: the table is registered with it now
+                StageKind::Table => {
+                    let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
+                    s.register(st.name, schema, false)?;
                 }
+                StageKind::Query => {}
             }
             s.order.push(st.name);
         }
@@ -250,6 +258,7 @@ impl Session {
             base: vec![],
             order: vec![],
             plans: HashMap::new(),
+            views: HashSet::new(),
             reads: HashMap::new(),
             physical: Mutex::new(HashMap::new()),
             physical_single: Mutex::new(HashMap::new()),
@@ -261,6 +270,22 @@ impl Session {
             memory: config.memory.tables("session"),
             task: OnceLock::new(),
         }
+    }
+
+    /// The view stages registered so far that `sql` names: DataFusion inlines a view when it
+    /// plans the SQL, so its plan's table scans do not show it.
+    ///
+    /// Errors: [`SessionError::DataFusion`] when the SQL does not parse.
+    fn views_named(&self, sql: &str) -> Result<Vec<String>> {
+        let state = self.ctx.state();
+        let dialect = state.config().options().sql_parser.dialect;
+        let statement = state.sql_to_statement(sql, &dialect)?;
+        Ok(state
+            .resolve_table_references(&statement)?
+            .iter()
+            .map(|t| t.table().to_string())
+            .filter(|t| self.views.contains(t.as_str()))
+            .collect())
     }
 
     /// Whether `name` is one of the spec's static tables.
@@ -287,15 +312,15 @@ impl Session {
         &self.ctx
     }
 
-    /// The optimised logical plan of a table or query stage.
+    /// The optimised logical plan of a stage (of a view: the view on its own).
     ///
-    /// Errors: [`SessionError::UnknownTable`] for a view stage or an unknown name;
-    /// [`SessionError::Plan`] when the optimiser fails on it (on first use).
+    /// Errors: [`SessionError::UnknownTable`] for an unknown name; [`SessionError::Plan`]
+    /// when the optimiser fails on it (on first use).
     pub fn plan(&self, stage: &str) -> Result<&LogicalPlan> {
         Ok(self.stage_plan(stage)?.1)
     }
 
-    /// A table or query stage's name and optimised plan, optimised now if it was not yet.
+    /// A stage's name and optimised plan, optimised now if it was not yet.
     fn stage_plan(&self, stage: &str) -> Result<(&'static str, &LogicalPlan)> {
         let (name, lazy) = self
             .plans
@@ -312,8 +337,8 @@ impl Session {
         Ok((name, lazy.optimized.get_or_init(|| plan)))
     }
 
-    /// The tables a stage's SQL reads (the table scans of its logical plan, views not
-    /// inlined), sorted. Errors: [`SessionError::UnknownTable`].
+    /// The tables a stage's SQL reads (the table scans of its logical plan, those of the views
+    /// it names included, and those views), sorted. Errors: [`SessionError::UnknownTable`].
     pub fn reads(&self, stage: &str) -> Result<&[String]> {
         self.reads
             .get(stage)
@@ -392,7 +417,8 @@ impl Session {
 
     /// Runs one table stage on the current tables, stores its result under its name and
     /// returns it. Its logical plan is optimised and its physical plan created on the first
-    /// run (or by [`Session::prepare`]), and re-executed after.
+    /// run (or by [`Session::prepare`]), and re-executed after. A view stage runs on its own
+    /// and its rows are returned, not kept (its readers compute it in their plans).
     ///
     /// A session of several partitions runs a stage whose tables hold at most
     /// [`SINGLE_PARTITION_ROWS`] rows together on a plan made for one partition (made on the
@@ -412,8 +438,35 @@ impl Session {
             };
         let physical = reset_plan_states(physical)?;
         let batches = self.execute(name, physical, t0).await?;
-        self.set_table(name, batches.clone()).await?;
+        if !self.views.contains(name) {
+            self.set_table(name, batches.clone()).await?;
+        }
         Ok(batches)
+    }
+
+    /// Whether `stage` is a view stage ([`StageKind::View`]): fused into the stages that
+    /// read it.
+    pub fn is_view(&self, stage: &str) -> bool {
+        self.views.contains(stage)
+    }
+
+    /// The view stages a stage's plan holds (the views it reads, theirs in turn), in stage
+    /// order: the stages fused into it, whose work its profile counts.
+    pub fn fused(&self, stage: &str) -> Vec<&'static str> {
+        let mut wanted = vec![stage.to_string()];
+        let mut out: Vec<&'static str> = vec![];
+        while let Some(name) = wanted.pop() {
+            for table in self.reads.get(name.as_str()).into_iter().flatten() {
+                if let Some(view) = self.views.get(table.as_str())
+                    && !out.contains(view)
+                {
+                    out.push(view);
+                    wanted.push(table.clone());
+                }
+            }
+        }
+        out.sort_by_key(|v| self.order.iter().position(|o| o == v));
+        out
     }
 
     /// Plans table stages ahead of their first run: each one's logical plan optimised and
@@ -429,11 +482,14 @@ impl Session {
         Ok(())
     }
 
-    /// The rows of the tables a stage's SQL names (views and unknown names count none).
+    /// The rows of the tables a stage's SQL names, those of the views it reads included
+    /// (unknown names count none).
     fn input_rows(&self, stage: &str) -> Result<usize> {
         let mut rows = 0;
         for name in self.reads.get(stage).into_iter().flatten() {
-            if let Some(table) = self.tables.get(name.as_str())
+            if self.views.contains(name.as_str()) {
+                rows += self.input_rows(name)?;
+            } else if let Some(table) = self.tables.get(name.as_str())
                 && !self.is_static(name)
             {
                 rows += table
@@ -575,13 +631,17 @@ impl Session {
     }
 
     /// Per-stage figures summed since the session was made or [`Session::reset_profile`],
-    /// in stage order, stages that ran only.
+    /// in stage order, stages that ran only, each with the stages fused into it
+    /// ([`Session::fused`]).
     pub fn profile(&self) -> Vec<(String, StageProfile)> {
         let profile = self.profile.lock().map(|p| p.clone()).unwrap_or_default();
         self.order
             .iter()
-            .filter_map(|s| profile.get(s).map(|p| (s.to_string(), p.clone())))
-            .filter(|(_, p)| p.runs > 0)
+            .filter_map(|s| {
+                let p = profile.get(s).filter(|p| p.runs > 0)?;
+                let fused = self.fused(s);
+                Some((s.to_string(), StageProfile { fused, ..p.clone() }))
+            })
             .collect()
     }
 
@@ -853,6 +913,61 @@ mod tests {
 
     fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
         RecordBatch::try_from_iter(columns).expect("batch")
+    }
+
+    #[tokio::test]
+    async fn a_view_stage_runs_inside_its_reader_and_alone_when_named() {
+        let doubled = StageSql {
+            kind: StageKind::View,
+            ..table("doubled", "SELECT id, value * 2 AS doubled FROM numbers")
+        };
+        let summed = table("summed", "SELECT SUM(doubled) AS total FROM doubled");
+        let s = Session::new(spec(vec![doubled, summed]), &config()).await;
+        let s = s.expect("session");
+        assert!(s.is_view("doubled") && !s.is_view("summed"));
+        // the reader reads the view and, through it, the view's tables
+        assert_eq!(s.reads("summed").expect("reads"), ["doubled", "numbers"]);
+        assert_eq!(s.fused("summed"), ["doubled"]);
+        let ids: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3]));
+        let values: ArrayRef = Arc::new(Int32Array::from(vec![10, 20, 30]));
+        let numbers = batch(vec![("id", ids), ("value", values)]);
+        s.set_table("numbers", vec![numbers])
+            .await
+            .expect("numbers");
+        // one run: the view's plan is in the reader's, no table scan of it
+        let total = s.run("summed").await.expect("summed");
+        let total: &Int64Array = total[0].column(0).as_any().downcast_ref().expect("i64");
+        assert_eq!(total.value(0), 120);
+        let (_, plan) = s.planned("summed").await.expect("plan");
+        let shown = format!(
+            "{}",
+            datafusion::physical_plan::displayable(plan.as_ref()).indent(true)
+        );
+        assert!(
+            shown.contains("table=numbers") && !shown.contains("table=doubled"),
+            "{shown}"
+        );
+        // run by name, the view gives its rows and keeps no table
+        let rows: usize = s
+            .run("doubled")
+            .await
+            .expect("doubled")
+            .iter()
+            .map(|b| b.num_rows())
+            .sum();
+        assert_eq!(rows, 3);
+        assert!(matches!(
+            s.table("doubled").await,
+            Err(SessionError::UnknownTable(_))
+        ));
+        // the profile counts one run of the reader, naming the view fused into it
+        let profile = s.profile();
+        let (_, summed) = profile.iter().find(|(n, _)| n == "summed").expect("summed");
+        assert_eq!((summed.runs, summed.fused.clone()), (1, vec!["doubled"]));
+        // a twin keeps the view and its fusion
+        let twin = s.twin(&config()).await.expect("twin");
+        assert!(twin.is_view("doubled"));
+        assert_eq!(twin.fused("summed"), ["doubled"]);
     }
 
     #[tokio::test]

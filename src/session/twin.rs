@@ -66,20 +66,20 @@ impl Session {
                     let own = DataFrame::new(t.ctx.state(), plan).into_view();
                     t.ctx.register_table(st.name, own.clone())?;
                     providers.insert(st.name.to_string(), own);
+                    t.views.insert(st.name);
                 }
-                StageKind::Table | StageKind::Query => {
-                    let lazy = self
-                        .plans
-                        .get(st.name)
-                        .ok_or_else(|| SessionError::UnknownTable(st.name.to_string()))?;
-                    let optimized = OnceLock::new();
-                    if let Some(p) = lazy.optimized.get() {
-                        let _ = optimized.set(rescan(p.clone(), &providers)?);
-                    }
-                    let raw = rescan(lazy.raw.clone(), &providers)?;
-                    t.plans.insert(st.name, LazyPlan { raw, optimized });
-                }
+                StageKind::Table | StageKind::Query => {}
             }
+            let lazy = self
+                .plans
+                .get(st.name)
+                .ok_or_else(|| SessionError::UnknownTable(st.name.to_string()))?;
+            let optimized = OnceLock::new();
+            if let Some(p) = lazy.optimized.get() {
+                let _ = optimized.set(rescan(p.clone(), &providers)?);
+            }
+            let raw = rescan(lazy.raw.clone(), &providers)?;
+            t.plans.insert(st.name, LazyPlan { raw, optimized });
         }
         let physical: Vec<(&'static str, Arc<dyn ExecutionPlan>)> = self
             .physical

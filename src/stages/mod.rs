@@ -473,6 +473,17 @@ pub const POSITION: Workflow = Workflow {
     ],
 };
 
+/// The stages fused into their one reader: each is registered as a view
+/// ([`crate::session::StageKind::View`]), so that DataFusion plans it inside the plan of the
+/// stage that reads it: one stage run instead of two, and no table between them. Each keeps
+/// its SQL file and its `.slt` (run on its own by name, [`Pipeline::run`]: its rows are
+/// returned, not kept); workflows skip it ([`Pipeline::run_stages`]), and the profile names
+/// it beside its reader (`legal_moves+castling`, [`crate::session::StageProfile::fused`]).
+/// - `castling` in `legal_moves`: on a position in check (the mate test's replies, FIDE art.
+///   3.8.2.2) its joins find no row;
+/// - `king_lines` in `move_checks`.
+pub const FUSED: &[Stage] = &[Stage::Castling, Stage::KingLines];
+
 /// Every workflow; each stage is in exactly one.
 pub const WORKFLOWS: &[Workflow] = &[
     LEGAL, APPLY, NOTATION, STATUS, TOKENS, PERFT, REPLAY, POSITION,

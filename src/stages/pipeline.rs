@@ -9,7 +9,7 @@ use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::SessionContext;
 
-use super::{InputTable, Stage, StaticTable, Table, WORKFLOWS, Workflow};
+use super::{FUSED, InputTable, Stage, StaticTable, Table, WORKFLOWS, Workflow};
 use crate::error::Result;
 use crate::session::{PipelineConfig, Session, SessionSpec, StageKind, StageProfile, StageSql};
 
@@ -35,6 +35,14 @@ impl Pipeline {
             sql,
             kind: StageKind::Table,
         };
+        let stage = |s: &Stage| StageSql {
+            kind: if FUSED.contains(s) {
+                StageKind::View
+            } else {
+                StageKind::Table
+            },
+            ..sql(s.name(), s.sql())
+        };
         let spec = SessionSpec {
             statics: StaticTable::ALL
                 .iter()
@@ -45,7 +53,7 @@ impl Pipeline {
                 .map(|t| (t.name(), t.schema()))
                 .collect(),
             aliases: vec![],
-            stages: Stage::ALL.iter().map(|s| sql(s.name(), s.sql())).collect(),
+            stages: Stage::ALL.iter().map(stage).collect(),
             utf8_view_strings: false,
         };
         let pipeline = Pipeline {
@@ -118,8 +126,9 @@ impl Pipeline {
         Ok(self.session.table(table.into().name()).await?)
     }
 
-    /// Runs one stage on the current tables, stores its result under its name and returns it.
-    /// Errors: [`crate::Error::Session`] (DataFusion failures).
+    /// Runs one stage on the current tables, stores its result under its name and returns it
+    /// (a stage fused into its reader, [`FUSED`], runs on its own: its rows are returned,
+    /// not stored). Errors: [`crate::Error::Session`] (DataFusion failures).
     pub async fn run(&self, stage: Stage) -> Result<Vec<RecordBatch>> {
         Ok(self.session.run(stage.name()).await?)
     }
@@ -137,9 +146,10 @@ impl Pipeline {
         self.run_stages(workflow.stages).await
     }
 
-    /// Runs stages in order.
+    /// Runs stages in order, but those fused into a later one ([`FUSED`]): its plan holds
+    /// theirs.
     pub async fn run_stages(&self, stages: &[Stage]) -> Result<()> {
-        for stage in stages {
+        for stage in stages.iter().filter(|s| !FUSED.contains(s)) {
             self.run(*stage).await?;
         }
         Ok(())
@@ -229,6 +239,31 @@ mod tests {
             p.reads(Stage::NextPositions).expect("reads"),
             ["castling_loss", "chosen_moves", "positions"]
         );
+    }
+
+    /// A fused stage has one reader among the stages (two would compute it twice), which
+    /// runs after it in the reader's workflow, and it is read by no Rust code as a table.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn each_fused_stage_has_one_reader() {
+        let p = Pipeline::new(PipelineConfig::default())
+            .await
+            .expect("pipeline");
+        for fused in FUSED {
+            let readers: Vec<Stage> = Stage::ALL
+                .iter()
+                .copied()
+                .filter(|s| {
+                    p.reads(*s)
+                        .expect("reads")
+                        .iter()
+                        .any(|t| t == fused.name())
+                })
+                .collect();
+            assert_eq!(readers.len(), 1, "{fused}: {readers:?}");
+            assert_eq!(p.session().fused(readers[0].name()), [fused.name()]);
+            assert!(p.session().is_view(fused.name()));
+            assert!(p.table(*fused).await.is_err(), "{fused} keeps a table");
+        }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -17,7 +17,7 @@ FROM chosen_moves m
 JOIN positions p ON p.position_id = m.position_id
 WHERE NOT m.is_null
 UNION ALL
-SELECT m.child_id, m.rook_to, p.white_to_move, 3 /* R */
+SELECT m.child_id, m.rook_to, p.white_to_move, CAST(3 /* R */ AS INT)
 FROM chosen_moves m
 JOIN positions p ON p.position_id = m.position_id
 WHERE m.is_castling

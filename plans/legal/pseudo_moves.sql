@@ -5,7 +5,7 @@
 --   the squares before the target (and a pawn push's target) are empty (`empty_mask`);
 --   the target holds no own piece;
 --   a pawn capture (`capture_bit`) lands on an enemy piece or on the empty en passant
---   square (art. 3.7.4).
+--   square (art. 3.7.4): not on `boards.no_capture_target`.
 -- Castling: `castling`. Pieces are codes (rule `role_code`: P 0, N 1, B 2, R 3, Q 4, K 5);
 -- every move is the side to move's.
 -- Columns: position_id, piece_code, from_sq, to_sq, captured_code (Int32: the captured
@@ -30,4 +30,4 @@ JOIN placed p ON p.position_id = b.position_id AND p.own
 JOIN piece_rays r ON r.piece_key = p.piece_key
 WHERE b.occupied & r.empty_mask = 0
   AND b.own & r.to_bit = 0
-  AND (b.enemy | (b.ep_bit - (b.ep_bit & b.occupied))) & r.capture_bit = r.capture_bit
+  AND b.no_capture_target & r.capture_bit = 0

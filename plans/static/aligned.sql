@@ -4,7 +4,7 @@
 -- other than the queen that moves along the line: 3, a rook, on a rank or file; 2, a bishop,
 -- on a diagonal).
 SELECT a.square AS a, b.square AS b,
-       CASE WHEN a.file = b.file OR a.rank = b.rank THEN 3 ELSE 2 END AS slider
+       CAST(CASE WHEN a.file = b.file OR a.rank = b.rank THEN 3 ELSE 2 END AS INT) AS slider
 FROM squares a CROSS JOIN squares b
 WHERE a.square <> b.square
   AND (a.file = b.file OR a.rank = b.rank

@@ -60,12 +60,12 @@ moves AS (
          CAST(NULL AS INT) AS rook_from, CAST(NULL AS INT) AS rook_to
   FROM plain
   UNION ALL
-  SELECT e.position_id, 0 /* P */, e.from_sq, e.to_sq, 0 /* P */, e.cap_sq, true, false,
+  SELECT e.position_id, CAST(0 /* P */ AS INT), e.from_sq, e.to_sq, CAST(0 /* P */ AS INT), e.cap_sq, true, false,
          CAST(NULL AS INT), CAST(NULL AS INT)
   FROM en_passant e
   LEFT ANTI JOIN en_passant_exposed x ON x.position_id = e.position_id AND x.from_sq = e.from_sq
   UNION ALL
-  SELECT position_id, 5 /* K */, from_sq, to_sq, CAST(NULL AS INT), CAST(NULL AS INT), false, true,
+  SELECT position_id, CAST(5 /* K */ AS INT), from_sq, to_sq, CAST(NULL AS INT), CAST(NULL AS INT), false, true,
          rook_from, rook_to
   FROM castling
 )

@@ -128,7 +128,7 @@ token_moves AS (
 -- no `castle_long`, and meets no castling rule)
 castles AS (
   SELECT s.position_id, CASE WHEN p.path_sq = c.king_to THEN 0 /* move */ ELSE 2 /* transit */ END AS role,
-         5 /* K */ AS piece_code, c.king_from AS from_sq, c.king_to AS to_sq, CAST(NULL AS INT) AS promotion_code,
+         CAST(5 /* K */ AS INT) AS piece_code, c.king_from AS from_sq, c.king_to AS to_sq, CAST(NULL AS INT) AS promotion_code,
          c.king_from_bit AS from_bit, c.king_to_bit AS to_bit, CAST(0 AS BIGINT UNSIGNED) AS cap_bit,
          c.rook_from_bit, c.rook_to_bit, c.rook_from,
          CAST(1 AS BIGINT UNSIGNED) << CAST(p.path_sq AS BIGINT UNSIGNED) AS transit_bit, c.castling_lost,
@@ -142,7 +142,7 @@ castles AS (
 ),
 -- every en passant capture of the position, whatever the token
 probes AS (
-  SELECT s.position_id, 3 /* ep_probe */ AS role, 0 /* P */ AS piece_code, r.from_sq, r.to_sq, CAST(NULL AS INT) AS promotion_code,
+  SELECT s.position_id, 3 /* ep_probe */ AS role, CAST(0 /* P */ AS INT) AS piece_code, r.from_sq, r.to_sq, CAST(NULL AS INT) AS promotion_code,
          r.from_bit, r.to_bit,
          CAST(1 AS BIGINT UNSIGNED) << CAST(r.from_sq - r.from_sq % 8 + r.to_sq % 8 AS BIGINT UNSIGNED) AS cap_bit,
          CAST(0 AS BIGINT UNSIGNED) AS rook_from_bit, CAST(0 AS BIGINT UNSIGNED) AS rook_to_bit,

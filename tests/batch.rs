@@ -354,6 +354,49 @@ fn ply_rows_of_en_passant_promotion_castling_check_mate_and_null_moves() {
     }
 }
 
+/// A king taken after a null move left it attacked (python-chess plays such a game): the
+/// move is named (no king to check afterwards), its side's castling rights end with it, and
+/// the game goes on. Expected values: python-chess 1.11.2 (`parse_san`, `is_check`, `fen`).
+#[test]
+fn a_king_taken_after_a_null_move_in_check_is_named_and_its_rights_end() {
+    let text = "1. e4 f5 2. Qh5+ -- 3. Qxe8 a6 4. Qd8 *\n";
+    let games: Vec<_> = PgnReader::new(text.as_bytes())
+        .map(|g| ("king.pgn", g.expect("read")))
+        .collect();
+    let v = rt().block_on(async {
+        validate_games_with(&engine().await, &games, ValidateOptions::with_plies(true))
+            .await
+            .expect("validate")
+    });
+    let r = &v.reports[0];
+    assert_eq!((r.plies, r.error_kind), (7, None), "{r:?}");
+    assert_eq!(
+        r.final_fen.as_deref(),
+        Some("rnbQ1bnr/1pppp1pp/p7/5p2/4P3/8/PPPP1PPP/RNB1KBNR b KQ - 0 4")
+    );
+    let plies: Vec<(&str, &str, bool, bool)> = v
+        .all_plies()
+        .map(|p| (p.uci.as_str(), p.san.as_str(), p.is_capture, p.is_check))
+        .collect();
+    assert_eq!(
+        plies,
+        [
+            ("e2e4", "e4", false, false),
+            ("f7f5", "f5", false, false),
+            ("d1h5", "Qh5+", false, true),
+            ("0000", "--", false, false),
+            ("h5e8", "Qxe8", true, false),
+            ("a7a6", "a6", false, false),
+            ("e8d8", "Qxd8", true, false),
+        ]
+    );
+    let after = v.all_plies().nth(5).expect("ply 6").fen_before();
+    assert_eq!(
+        after,
+        "rnbqQbnr/ppppp1pp/8/5p2/4P3/8/PPPP1PPP/RNB1KBNR b KQ - 0 3"
+    );
+}
+
 /// pgn-extract's `-F`/fix-result-tags input: every game's Result tag contradicts its
 /// final position (checkmates given by the other side, a stalemate scored as a win).
 #[test]

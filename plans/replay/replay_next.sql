@@ -3,7 +3,7 @@
 -- then the moved piece (or the promotion piece) enters the target and a castling rook its
 -- new square. Side to move, castling rights (FIDE art. 3.8.2.1: the move's `castling_lost`,
 -- which `piece_rays` and `castling_rules` take from `castling_loss` and the target square by
--- rule `rights_lost`), en passant square (art. 3.7.4) and clocks (art. 9.3) change by rule
+-- rule `rights_lost`; a captured king's side's), en passant square (art. 3.7.4) and clocks (art. 9.3) change by rule
 -- `after_move` (plans/rules/), as in `next_positions`; this stage works on square sets,
 -- `next_positions` on the `positions` rows of the full legal-move stages.
 -- Columns: the columns of `replay_states`.
@@ -16,7 +16,7 @@ WITH chosen AS (
   FROM {{replay_accepted}}
 )
 SELECT s.position_id,
-       {{after_move(s.white_to_move, s.castling, c.castling_lost, s.chess960, c.piece_code = 0, c.from_sq, c.to_sq, c.is_capture, s.halfmove_clock, s.fullmove_number)}},
+       {{after_move(s.white_to_move, s.castling, c.castling_lost, s.chess960, c.piece_code = 0, c.from_sq, c.to_sq, c.is_capture, s.halfmove_clock, s.fullmove_number, c.to_bit & s.kings & CASE WHEN s.white_to_move THEN s.black ELSE s.white END <> 0)}},
        (s.white - (s.white & c.cleared))
          | (c.to_bit | c.rook_to_bit) * CAST(s.white_to_move AS BIGINT UNSIGNED) AS white,
        (s.black - (s.black & c.cleared))

@@ -57,8 +57,9 @@ lines AS (
          m.knight_mask & a.movers & a.knights <> 0
            OR CASE WHEN a.white_king THEN m.white_pawn_mask ELSE m.black_pawn_mask END
               & a.movers & a.pawns <> 0 AS leaper_check
-  FROM square_masks m
-  JOIN after a ON a.king_bit = m.bit
+  FROM after a
+  -- no king after a move that took it (a null move left it attacked): no check
+  LEFT JOIN square_masks m ON m.bit = a.king_bit
 ),
 checks AS (
   SELECT position_id, chess960,
@@ -72,6 +73,6 @@ SELECT c.position_id,
        c.is_castling AS ply_castling,
        c.is_en_passant AS ply_en_passant,
        c.promotion AS ply_promotion,
-       k.gives_check
+       COALESCE(k.gives_check, false) AS gives_check
 FROM checks k
 JOIN rivals c ON c.position_id = k.position_id

@@ -365,9 +365,18 @@ async fn analyze_fide(
         .filter(|s| stages.iter().any(|e| e.name == s.name()))
     {
         if p.last_plan(*st).is_none() {
-            notes.push(format!(
-                "stage {st} is not part of the workload: ran once on the tables it left"
-            ));
+            let fused_into = Stage::ALL
+                .iter()
+                .find(|r| p.session().fused(r.name()).contains(&st.name()));
+            notes.push(match fused_into {
+                Some(reader) => format!(
+                    "stage {st} is fused into {reader} (it runs inside {reader}'s plan, whose \
+                     profile counts it): ran once alone on the tables the workload left"
+                ),
+                None => format!(
+                    "stage {st} is not part of the workload: ran once on the tables it left"
+                ),
+            });
             p.run(*st).await?;
         }
     }

@@ -37,6 +37,10 @@ pub const FRAGMENTS: &[(&str, &str)] = &[
         include_str!("../../plans/rules/rights_lost.sql"),
     ),
     (
+        "king_capture_rights",
+        include_str!("../../plans/rules/king_capture_rights.sql"),
+    ),
+    (
         "after_move",
         include_str!("../../plans/rules/after_move.sql"),
     ),

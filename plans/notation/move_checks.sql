@@ -25,19 +25,15 @@ candidate_lines AS (
   JOIN aligned a ON a.a = mv.chk_sq AND a.b = mv.ksq
   WHERE mv.chk_code = 4 OR mv.chk_code = a.slider
   UNION ALL
-  -- another of our sliders whose line to the enemy king the move leaves
+  -- another of our sliders whose line to the enemy king the move leaves, or the captured en
+  -- passant pawn leaves (`king_lines` read once: it is fused into this stage)
+  -- (the few lines first: DataFusion hashes the left side, and has no row count of a view)
   SELECT mv.position_id, mv.move_code, mv.from_sq, mv.to_sq, mv.cap_sq, mv.rook_from, mv.ksq, kl.slider_sq
-  FROM mv
-  JOIN king_lines kl ON kl.position_id = mv.position_id
-  JOIN lines l ON l.a = kl.slider_sq AND l.b = kl.king_sq AND l.mid = mv.from_sq
+  FROM king_lines kl
+  JOIN mv ON mv.position_id = kl.position_id
+  JOIN lines l ON l.a = kl.slider_sq AND l.b = kl.king_sq
   WHERE NOT kl.own_king
-  UNION ALL
-  -- ... or whose line the captured en passant pawn leaves
-  SELECT mv.position_id, mv.move_code, mv.from_sq, mv.to_sq, mv.cap_sq, mv.rook_from, mv.ksq, kl.slider_sq
-  FROM mv
-  JOIN king_lines kl ON kl.position_id = mv.position_id
-  JOIN lines l ON l.a = kl.slider_sq AND l.b = kl.king_sq AND l.mid = mv.cap_sq
-  WHERE NOT kl.own_king AND mv.cap_sq <> mv.to_sq
+    AND (l.mid = mv.from_sq OR (l.mid = mv.cap_sq AND mv.cap_sq <> mv.to_sq))
 ),
 open_lines AS (
   SELECT c.position_id, c.move_code

@@ -241,8 +241,8 @@ mod tests {
         );
     }
 
-    /// A fused stage has one reader among the stages (two would compute it twice), which
-    /// runs after it in the reader's workflow, and it is read by no Rust code as a table.
+    /// A fused stage has one reader among the stages, which names it once (two readers or
+    /// two references would compute it twice), and it keeps no table.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn each_fused_stage_has_one_reader() {
         let p = Pipeline::new(PipelineConfig::default())
@@ -261,6 +261,13 @@ mod tests {
                 .collect();
             assert_eq!(readers.len(), 1, "{fused}: {readers:?}");
             assert_eq!(p.session().fused(readers[0].name()), [fused.name()]);
+            // named once in its reader's SQL: DataFusion plans a view once per reference
+            let words: Vec<&str> = readers[0].sql().split_whitespace().collect();
+            let references = words
+                .windows(2)
+                .filter(|w| matches!(w[0], "FROM" | "JOIN") && w[1] == fused.name())
+                .count();
+            assert_eq!(references, 1, "{fused} in {}", readers[0]);
             assert!(p.session().is_view(fused.name()));
             assert!(p.table(*fused).await.is_err(), "{fused} keeps a table");
         }

@@ -482,14 +482,12 @@ impl Session {
         Ok(())
     }
 
-    /// The rows of the tables a stage's SQL names, those of the views it reads included
-    /// (unknown names count none).
+    /// The rows of the tables a stage reads (a view's are among its reads; views and unknown
+    /// names count none).
     fn input_rows(&self, stage: &str) -> Result<usize> {
         let mut rows = 0;
         for name in self.reads.get(stage).into_iter().flatten() {
-            if self.views.contains(name.as_str()) {
-                rows += self.input_rows(name)?;
-            } else if let Some(table) = self.tables.get(name.as_str())
+            if let Some(table) = self.tables.get(name.as_str())
                 && !self.is_static(name)
             {
                 rows += table

@@ -2,8 +2,8 @@
 -- castling is impossible once the king or that rook has moved), as a set of rook squares
 -- (the same square sets as the `castling` column of `positions`), keyed like
 -- `piece_rays.piece_key` by the moving piece and its square: a move from a square ends the
--- right of a rook standing there, and a king's move ends every right of its colour (the
--- rook squares of its back rank). The right of a rook captured on its square ends with the
+-- right of a rook standing there, and a king's move ends every right of its colour (rule
+-- `side_rights`: the rook squares of its back rank). The right of a rook captured on its square ends with the
 -- target square's bit: rule `rights_lost` (plans/rules/), which `next_positions` and
 -- `piece_rays.castling_lost` apply (the loss of each single-piece move, read by
 -- `replay_moves` and `replay_next`; castling's is `castling_rules.castling_lost`).
@@ -14,7 +14,5 @@ WITH pieces AS (
 )
 SELECT CAST(s.square * 16 + p.code AS INT) AS mover_key,
        (CAST(1 AS BIGINT UNSIGNED) << CAST(s.square AS BIGINT UNSIGNED))
-       | CASE WHEN NOT p.is_king THEN CAST(0 AS BIGINT UNSIGNED)
-              WHEN p.code < 8 THEN CAST(255 AS BIGINT UNSIGNED)
-              ELSE CAST(255 AS BIGINT UNSIGNED) << CAST(56 AS BIGINT UNSIGNED) END AS lost
+       | CASE WHEN p.is_king THEN {{side_rights(p.code < 8)}} ELSE CAST(0 AS BIGINT UNSIGNED) END AS lost
 FROM squares s CROSS JOIN pieces p

@@ -37,8 +37,8 @@ pub const FRAGMENTS: &[(&str, &str)] = &[
         include_str!("../../plans/rules/rights_lost.sql"),
     ),
     (
-        "king_capture_rights",
-        include_str!("../../plans/rules/king_capture_rights.sql"),
+        "side_rights",
+        include_str!("../../plans/rules/side_rights.sql"),
     ),
     (
         "after_move",

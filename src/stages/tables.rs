@@ -320,7 +320,31 @@ fn token_columns(tokens: &[(u64, &SanToken)]) -> Vec<ArrayRef> {
     let mut promo = Int32Builder::with_capacity(tokens.len());
     let mut long = BooleanBuilder::with_capacity(tokens.len());
     for (_, t) in tokens {
-        let (p, f, r, sq, pr, l) = token_cells(t);
+        let (p, f, r, sq, pr, l) = match **t {
+            SanToken::Normal {
+                role,
+                from_file,
+                from_rank,
+                to,
+                promotion,
+                ..
+            } => (Some(role), from_file, from_rank, Some(to), promotion, None),
+            SanToken::FromTo {
+                from,
+                to,
+                promotion,
+                ..
+            } => (
+                None,
+                Some(from % 8),
+                Some(from / 8),
+                Some(to),
+                promotion,
+                None,
+            ),
+            SanToken::Castle { long } => (None, None, None, None, None, Some(long)),
+            SanToken::Null => (None, None, None, None, None, None),
+        };
         piece.append_option(p.map(Role::code));
         ff.append_option(f.map(i32::from));
         fr.append_option(r.map(i32::from));
@@ -730,46 +754,6 @@ impl PositionColumns<'_> {
 fn position_rows(b: &RecordBatch) -> Result<Vec<Setup>> {
     let c = PositionColumns::of(b)?;
     Ok((0..b.num_rows()).map(|i| c.setup(i)).collect())
-}
-
-/// One token's cells (the columns [`TOKEN_FIELDS`]): piece, from_file, from_rank, to_sq,
-/// promotion, castle_long.
-type TokenCells = (
-    Option<Role>,
-    Option<u8>,
-    Option<u8>,
-    Option<u8>,
-    Option<Role>,
-    Option<bool>,
-);
-
-/// A token's cells (see [`TOKEN_FIELDS`] for the kinds).
-fn token_cells(token: &SanToken) -> TokenCells {
-    match *token {
-        SanToken::Normal {
-            role,
-            from_file,
-            from_rank,
-            to,
-            promotion,
-            ..
-        } => (Some(role), from_file, from_rank, Some(to), promotion, None),
-        SanToken::FromTo {
-            from,
-            to,
-            promotion,
-            ..
-        } => (
-            None,
-            Some(from % 8),
-            Some(from / 8),
-            Some(to),
-            promotion,
-            None,
-        ),
-        SanToken::Castle { long } => (None, None, None, None, None, Some(long)),
-        SanToken::Null => (None, None, None, None, None, None),
-    }
 }
 
 /// Builds the `tokens` batch: one lexed move token per position ([`tokens_schema`]).
